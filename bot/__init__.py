@@ -1,0 +1,1 @@
+"""Kozel (Козёл) for Telegram group chats."""

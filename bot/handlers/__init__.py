@@ -1,0 +1,1 @@
+"""python-telegram-bot handlers: decode an update, call the engine, save, render."""

@@ -1,0 +1,1 @@
+"""Redis storage for table state, timers and stats (see the bot issue)."""
