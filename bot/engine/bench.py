@@ -1,0 +1,102 @@
+"""``python -m bot.engine.bench``: random legal deals per second for each preset, as JSON lines.
+
+Each deal is shuffled, dealt, its decisions before the first lead taken at random, then played out
+with random legal cards and scored. ``deals_per_s`` goes through :func:`bot.engine.fast.rollout`, the
+path bot players search with; ``api_deals_per_s`` plays every card through :meth:`Deal.play`, which
+validates and records each move. Figures are the median of ``--runs`` runs on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+from bot.engine.cards import ALL_CARDS
+from bot.engine.deal import Deal, Phase
+from bot.engine.fast import rollout
+from bot.engine.rules import PRESETS, Rules
+
+
+def _to_play_phase(deal: Deal, rng: random.Random) -> None:
+    while deal.phase is not Phase.PLAY and not deal.over:
+        seat = deal.to_act
+        assert seat is not None
+        acts = deal.legal_actions(seat)
+        deal.apply(seat, acts[int(rng.random() * len(acts))])
+
+
+def _search_path(rules: Rules, rng: random.Random, n: int) -> int:
+    done = 0
+    while done < n:
+        deal = Deal.shuffled(rules, rng, dealer=done % 4)
+        _to_play_phase(deal, rng)
+        if not deal.over:
+            rollout(deal, rng)
+            done += 1
+    return done
+
+
+def _api_path(rules: Rules, rng: random.Random, n: int) -> int:
+    done = 0
+    rnd = rng.random
+    while done < n:
+        deal = Deal.shuffled(rules, rng, dealer=done % 4)
+        _to_play_phase(deal, rng)
+        if deal.over:
+            continue
+        while not deal.over:
+            seat = deal.to_act
+            assert seat is not None
+            m = deal.legal_mask(seat)
+            j = int(rnd() * m.bit_count())
+            while j:
+                m &= m - 1
+                j -= 1
+            deal.play(seat, ALL_CARDS[(m & -m).bit_length() - 1])
+        done += 1
+    return done
+
+
+def measure(
+    rules: Rules, path: Callable[[Rules, random.Random, int], int], deals: int, runs: int, seed: int
+) -> float:
+    """Median deals per second of ``path`` over ``runs`` runs of ``deals`` deals."""
+    rates = []
+    for r in range(runs):
+        rng = random.Random(seed + r)
+        t0 = time.perf_counter()
+        done = path(rules, rng, deals)
+        rates.append(done / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print one JSON line per preset."""
+    parser = argparse.ArgumentParser(prog="python -m bot.engine.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", choices=PRESETS, action="append", help="repeatable; default: all")
+    parser.add_argument("--deals", type=int, default=3000, help="deals per run (default 3000)")
+    parser.add_argument("--runs", type=int, default=5, help="runs per figure (default 5)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    for preset in args.preset or PRESETS:
+        rules = Rules.make(preset)
+        fast = measure(rules, _search_path, args.deals, args.runs, args.seed)
+        api = measure(rules, _api_path, args.deals, args.runs, args.seed)
+        line = {
+            "preset": preset,
+            "deals_per_s": round(fast),
+            "api_deals_per_s": round(api),
+            "deals": args.deals,
+            "runs": args.runs,
+        }
+        print(json.dumps(line), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,701 @@
+"""One deal: dealing, the decisions before the first lead, tricks, the queen catch and the deal's result.
+
+The state is mutable and compact (hands are bit masks over ``Card.id``) because bot players copy and
+replay it thousands of times per decision; everything a seat may know is exposed through
+:meth:`Deal.view_for`, and every change goes through :meth:`Deal.apply`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from bot.engine.actions import Action, Declare, Play, Swap, SwapReturn, action_to_json
+from bot.engine.cards import (
+    ALL_CARDS,
+    JACK_OF_CLUBS,
+    QUEEN_OF_CLUBS,
+    SUITS,
+    Card,
+    Rank,
+    Suit,
+    cards_of,
+    deck_for,
+    deck_mask,
+    mask_of,
+)
+from bot.engine.errors import IllegalMoveError, KozelError, RulesError
+from bot.engine.order import TRUMP, Tables, tables_for
+from bot.engine.rules import ClassicOptions, FlipOptions, Rules, TrumpMode
+from bot.engine.scoring import DealScore, score_deal
+
+N_SEATS = 4
+#: Pair of each seat: partners sit opposite (pair A = seats 0 and 2, pair B = 1 and 3).
+PAIR_OF = (0, 1, 0, 1)
+_QUEENS_MASK = mask_of([Card(Rank.QUEEN, s) for s in SUITS])
+_QC_ID = QUEEN_OF_CLUBS.id
+_JC_ID = JACK_OF_CLUBS.id
+_JC_BIT = JACK_OF_CLUBS.bit
+_HIGH_RANKS = frozenset((Rank.QUEEN, Rank.JACK))
+_NEXT = tuple((s + 1) % N_SEATS for s in range(N_SEATS))
+_CLOCKWISE = tuple(tuple((lead + k) % N_SEATS for k in range(N_SEATS)) for lead in range(N_SEATS))
+
+
+class Phase(StrEnum):
+    """What the deal waits for."""
+
+    DECLARE = "declare"
+    SWAP = "swap"
+    SWAP_RETURN = "swap_return"
+    PLAY = "play"
+    OVER = "over"
+
+
+class Trick(NamedTuple):
+    """A trick as played: its leader, the cards in order and the winner (``None`` if cut short).
+
+    A named tuple rather than a frozen dataclass: one is built per trick on the search path.
+    """
+
+    leader: int
+    plays: tuple[tuple[int, Card], ...]
+    winner: int | None
+
+    @property
+    def points(self) -> int:
+        """Card points in the trick."""
+        return sum(c.points for _, c in self.plays)
+
+    def to_json(self) -> dict[str, Any]:
+        """The trick as RULES.md §7 prints it."""
+        return {"leader": self.leader, "plays": [[s, c.code] for s, c in self.plays], "winner": self.winner}
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    """What a deal came to: the tricks, card points, events and the penalty charged per pair."""
+
+    trump: Suit | None
+    tricks: tuple[Trick, ...]
+    points: tuple[int, int]
+    tricks_won: tuple[int, int]
+    events: tuple[str, ...]
+    penalty: tuple[int, int]
+    #: The deal was void (no scoring); ``same_dealer`` says whether the same dealer deals again.
+    void: bool = False
+    same_dealer: bool = False
+    #: The seat dealt ♣J (deals the next deal in classic and in flip's ``jack_declares``).
+    jack_holder: int | None = None
+    loser: int | None = None
+    multiplier: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as RULES.md §7 prints it."""
+        out: dict[str, Any] = {
+            "trump": self.trump.value if self.trump else None,
+            "tricks": [t.to_json() for t in self.tricks],
+            "points": list(self.points),
+            "events": list(self.events),
+            "penalty": list(self.penalty),
+        }
+        if self.multiplier != 1:
+            out["multiplier"] = self.multiplier
+        return out
+
+
+@dataclass(slots=True)
+class _Pending:
+    """Decisions queued before the first lead (flip's swap)."""
+
+    swap_queue: list[int] = field(default_factory=list)
+    swapper: int | None = None
+
+
+class Deal:
+    """The state of one deal. Build it with a full deck (``deck[0]`` is the top card) or :meth:`shuffled`."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        deck: Sequence[Card],
+        dealer: int,
+        deal_no: int = 1,
+        eggs_before: int = 0,
+    ) -> None:
+        if dealer not in range(N_SEATS):
+            raise KozelError(f"dealer must be a seat 0-3, not {dealer!r}")
+        if deal_no < 1:
+            raise KozelError(f"deal_no starts at 1, not {deal_no!r}")
+        self.rules = rules
+        self.deck = tuple([ALL_CARDS[c.id] for c in deck])
+        expected = deck_for(rules.deck_size)
+        if len(self.deck) != len(expected) or mask_of(self.deck) != deck_mask(rules.deck_size):
+            seen = set(self.deck)
+            missing = [c for c in expected if c not in seen]
+            extra = [c for c in self.deck if c not in set(expected)]
+            doubled = len(self.deck) - len(seen)
+            raise KozelError(
+                f"the deck must hold the {len(expected)} cards of the {rules.preset} deck exactly once"
+                + (f"; missing {' '.join(map(str, missing))}" if missing else "")
+                + (f"; not in this deck {' '.join(map(str, extra))}" if extra else "")
+                + (f"; {doubled} card(s) listed twice" if doubled else "")
+            )
+        self.dealer = dealer
+        self.deal_no = deal_no
+        self.eggs_before = eggs_before
+        self.left = (dealer + 1) % N_SEATS
+        self.pair_of = PAIR_OF
+        self.hands = [0] * N_SEATS
+        #: Cards every seat has seen in each hand (flip's turned-up cards); only the part still held counts.
+        self.shown = [0] * N_SEATS
+        #: ``known[o][h]``: cards seat ``o`` privately knows seat ``h`` holds (the swap); same caveat.
+        self.known = [[0] * N_SEATS for _ in range(N_SEATS)]
+        self.trump: Suit | None = None
+        self._t: Tables | None = None
+        self.phase = Phase.PLAY
+        self.to_act: int | None = None
+        self.stock: list[Card] = []
+        self.trick: list[tuple[int, Card]] = []
+        #: Seats in playing order for the current trick.
+        self.order: tuple[int, ...] = ()
+        self.tricks: list[Trick] = []
+        self.points = [0, 0]
+        self.tricks_won = [0, 0]
+        self.events: list[str] = []
+        self.moves: list[tuple[int, Action]] = []
+        self.result: DealResult | None = None
+        self.jack_holder: int | None = None
+        self._pending = _Pending()
+        self._led_eff = -1
+        self._best_seat = -1
+        self._best_power = -1
+        self._restricted_lead = False
+        self._trick_points = 0
+        self._must_trump = rules.options.must_trump_when_void
+        # legal_mask's answer for the current position, cleared by every change.
+        self._legal_seat = -1
+        self._legal = 0
+        self._is_draw = rules.preset == "draw"
+        self._first_lead_card: Card | None = None
+        self._declaring_after_three = False
+        self._deal()
+
+    @classmethod
+    def shuffled(
+        cls, rules: Rules, rng: random.Random, dealer: int, deal_no: int = 1, eggs_before: int = 0
+    ) -> Deal:
+        """A deal from a deck shuffled by ``rng`` (the caller owns the randomness, so deals replay)."""
+        deck = list(deck_for(rules.deck_size))
+        rng.shuffle(deck)
+        return cls(rules, deck, dealer, deal_no, eggs_before)
+
+    # ------------------------------------------------------------------ dealing
+
+    def _deal(self) -> None:
+        preset = self.rules.preset
+        if preset == "classic":
+            if self.deal_no > 1:
+                raise RulesError(
+                    "classic deals after the first open with the brag, which is not implemented yet"
+                )
+            self._one_at_a_time(self.deck, self.left)
+            self._set_trump(self.rules.fixed_trump_suit or Suit.DIAMONDS)
+            if self._four_queens_redeal():
+                return
+            opts = self.rules.options
+            assert isinstance(opts, ClassicOptions)
+            if opts.first_lead_trump_ace:
+                ace = Card(Rank.ACE, self._tables.trump)
+                self._first_lead_card = ace
+                self._start_play(self._holder(ace))
+            else:
+                self._start_play(self._holder(JACK_OF_CLUBS))
+        elif preset == "draw":
+            n = 4 * N_SEATS
+            self._one_at_a_time(self.deck[:n], self.left)
+            self.stock = list(self.deck[n:])
+            self._set_trump(Suit.CLUBS)
+            if self._four_queens_redeal():
+                return
+            self._restricted_lead = True
+            self._start_play(self.dealer)
+        else:
+            self._deal_flip()
+
+    def _deal_flip(self) -> None:
+        opts = self.rules.options
+        assert isinstance(opts, FlipOptions)
+        mode = opts.trump_mode
+        if mode is TrumpMode.JACK_DECLARES and self.deal_no > 1:
+            mode = TrumpMode.TURN_UP
+        if mode is TrumpMode.TURN_UP:
+            self._turn_up(opts)
+        elif mode is TrumpMode.FIRST_CARD:
+            self._one_at_a_time(self.deck, self.left)
+            self._after_flip_trump(self.deck[0].suit)
+        elif mode is TrumpMode.DECLARE:
+            self._give(self.left, self.deck[:3])
+            self._declaring_after_three = True
+            self._await(Phase.DECLARE, self.left)
+        else:  # jack_declares, first deal
+            self._one_at_a_time(self.deck, self.left)
+            self._await(Phase.DECLARE, self._holder(JACK_OF_CLUBS))
+
+    def _turn_up(self, opts: FlipOptions) -> None:
+        top = self.rules.top_trump
+        n = 0
+        while self.deck[n].id == top.id or self.deck[n].rank in _HIGH_RANKS:
+            n += 1
+        n += 1  # the card that set trump stays face up in the hand too
+        shown = self.deck[:n]
+        hand_size = self.rules.hand_size
+        if n > hand_size:
+            self._give(self.left, shown[:hand_size])
+            self.shown[self.left] = self.hands[self.left]
+            self._void("deal_passes", same_dealer=False)
+            return
+        self._give(self.left, shown)
+        self.shown[self.left] = self.hands[self.left]
+        if opts.pass_on_bad_turn:
+            others = [c for c in shown if c.rank in (Rank.QUEEN, Rank.JACK) and c != QUEEN_OF_CLUBS]
+            if top in shown or QUEEN_OF_CLUBS in shown or len(others) >= 3:
+                self._void("deal_passes", same_dealer=False)
+                return
+        pos = n
+        for k in range(1, N_SEATS):
+            self._give((self.left + k) % N_SEATS, self.deck[pos : pos + n])
+            pos += n
+        self._one_at_a_time(self.deck[pos:], self.left)
+        self._after_flip_trump(shown[-1].suit)
+
+    def _after_flip_trump(self, trump: Suit) -> None:
+        self._set_trump(trump)
+        if self._four_queens_redeal():
+            return
+        self._pending.swap_queue = [(self.left + k) % N_SEATS for k in range(N_SEATS)]
+        self._next_swap()
+
+    def _one_at_a_time(self, cs: Sequence[Card], first: int) -> None:
+        hands = self.hands
+        seat = first
+        for c in cs:
+            hands[seat] |= 1 << c.id
+            seat = _NEXT[seat]
+        for seat, hand in enumerate(hands):
+            if hand & _JC_BIT:
+                self.jack_holder = seat
+
+    def _give(self, seat: int, cs: Sequence[Card]) -> None:
+        for c in cs:
+            self.hands[seat] |= 1 << c.id
+            if c.id == _JC_ID:
+                self.jack_holder = seat
+
+    def _holder(self, c: Card) -> int:
+        for seat, hand in enumerate(self.hands):
+            if hand & c.bit:
+                return seat
+        raise KozelError(f"{c} is in no hand")  # pragma: no cover - every card is dealt
+
+    def _set_trump(self, trump: Suit) -> None:
+        self.trump = trump
+        self._t = tables_for(self.rules, trump)
+
+    @property
+    def _tables(self) -> Tables:
+        assert self._t is not None, "trump is not known yet"
+        return self._t
+
+    @property
+    def tables(self) -> Tables | None:
+        """The card order of this deal, once trump is known."""
+        return self._t
+
+    def _four_queens_redeal(self) -> bool:
+        if not self.rules.options.redeal_four_queens:
+            return False
+        for hand in self.hands:
+            if hand & _QUEENS_MASK == _QUEENS_MASK:
+                self._void("redeal", same_dealer=True)
+                return True
+        return False
+
+    def _void(self, event: str, *, same_dealer: bool) -> None:
+        self.events.append(event)
+        self.phase = Phase.OVER
+        self.to_act = None
+        self.result = DealResult(
+            trump=self.trump,
+            tricks=(),
+            points=(0, 0),
+            tricks_won=(0, 0),
+            events=tuple(self.events),
+            penalty=(0, 0),
+            void=True,
+            same_dealer=same_dealer,
+            jack_holder=self.jack_holder,
+        )
+
+    def _await(self, phase: Phase, seat: int) -> None:
+        self.phase = phase
+        self.to_act = seat
+
+    # ---------------------------------------------------------- decisions before play
+
+    def _declare(self, seat: int, suit: Suit | None) -> None:
+        if self._declaring_after_three:
+            # The declarer has seen three cards; now the others get three each, then the rest singly.
+            self._declaring_after_three = False
+            rest = self.deck[3:]
+            for k in range(1, N_SEATS):
+                self._give((seat + k) % N_SEATS, rest[3 * (k - 1) : 3 * k])
+            singles = rest[3 * (N_SEATS - 1) :]
+            self._one_at_a_time(singles, seat)
+            if suit is None:
+                suit = singles[(self.rules.hand_size - 3 - 1) * N_SEATS].suit
+        assert suit is not None, "legal_actions offers 'by the last' only after three cards"
+        self.events.append(f"declared_{suit.value}")
+        self._after_flip_trump(suit)
+
+    def _trump_count(self, seat: int) -> int:
+        return (self.hands[seat] & self._tables.trump_mask).bit_count()
+
+    def _next_swap(self) -> None:
+        q = self._pending.swap_queue
+        while q:
+            seat = q.pop(0)
+            if self._trump_count(seat) == 1:
+                self._await(Phase.SWAP, seat)
+                return
+        self._start_play(self.left)
+
+    def _swap(self, seat: int, accept: bool) -> None:
+        if not accept:
+            self._next_swap()
+            return
+        self._pending.swapper = seat
+        self._await(Phase.SWAP_RETURN, (seat + 2) % N_SEATS)
+
+    def _swap_return(self, seat: int, c: Card) -> None:
+        swapper = self._pending.swapper
+        assert swapper is not None
+        trump_bit = self.hands[swapper] & self._tables.trump_mask
+        self.hands[swapper] ^= trump_bit | c.bit
+        self.hands[seat] ^= trump_bit | c.bit
+        self.shown[swapper] &= ~trump_bit
+        self.shown[seat] &= ~c.bit
+        self.known[swapper][seat] |= trump_bit
+        self.known[seat][swapper] |= c.bit
+        self.events.append("swap")
+        self._pending.swapper = None
+        self._next_swap()
+
+    # ------------------------------------------------------------------ play
+
+    def _start_play(self, leader: int) -> None:
+        self._start_trick(leader)
+
+    def _start_trick(self, leader: int) -> None:
+        self.phase = Phase.PLAY
+        self.trick = []
+        self.order = _CLOCKWISE[leader]
+        self._trick_points = 0
+        self.to_act = leader
+        self._best_seat = -1
+        self._best_power = -1
+        if self._is_draw and self.tricks:
+            prev = self.tricks[-1]
+            self._restricted_lead = self.pair_of[leader] == self.pair_of[prev.leader]
+            if self._restricted_lead:
+                self._last_card_swap(leader)
+
+    def _last_card_swap(self, leader: int) -> None:
+        t = self._tables
+        partner = (leader + 2) % N_SEATS
+        mine, theirs = self.hands[leader], self.hands[partner]
+        if (
+            mine.bit_count() == 1
+            and theirs.bit_count() == 1
+            and mine & t.trump_mask
+            and not theirs & t.trump_mask
+        ):
+            self.hands[leader], self.hands[partner] = theirs, mine
+            self.known[leader][partner] |= mine
+            self.known[partner][leader] |= theirs
+            self.events.append("last_card_swap")
+
+    def legal_mask(self, seat: int) -> int:
+        """Bit mask of the cards ``seat`` may play now (0 when it is not his turn to play)."""
+        if self.phase is not Phase.PLAY or seat != self.to_act:
+            return 0
+        if self._legal_seat == seat:
+            return self._legal
+        self._legal = m = self._legal_mask(seat)
+        self._legal_seat = seat
+        return m
+
+    def _legal_mask(self, seat: int) -> int:
+        hand = self.hands[seat]
+        t = self._t
+        assert t is not None
+        if not self.trick:
+            if self._first_lead_card is not None and not self.tricks:
+                return self._first_lead_card.bit & hand or hand
+            if self._restricted_lead:
+                plain = hand & ~t.trump_mask
+                if plain:
+                    return plain
+            return hand
+        e = self._led_eff
+        m = hand & t.suit_masks[e]
+        if m:
+            if e == TRUMP and self._matadors():
+                led = self.trick[0][1]
+                if led.bit & t.matador_mask and not m & ~t.higher_matadors[led.id]:
+                    return hand
+            return m
+        if self._must_trump:
+            m = hand & t.trump_mask
+            if m:
+                return m
+        return hand
+
+    def _matadors(self) -> bool:
+        opts = self.rules.options
+        return isinstance(opts, ClassicOptions) and opts.matadors
+
+    def legal_plays(self, seat: int) -> list[Card]:
+        """The cards ``seat`` may play now, in display order."""
+        m = self.legal_mask(seat)
+        return self._tables.sorted(cards_of(m)) if m else []
+
+    def play(self, seat: int, c: Card) -> None:
+        """Play ``c`` from ``seat``'s hand; raises :class:`IllegalMoveError` saying why it is not allowed."""
+        if not self.legal_mask(seat) & (1 << c.id):
+            raise IllegalMoveError(self._why_not(seat, c))
+        c = ALL_CARDS[c.id]
+        self.moves.append((seat, Play(c)))
+        self._play(seat, c)
+
+    def _play(self, seat: int, c: Card) -> None:
+        t = self._t
+        assert t is not None
+        self._legal_seat = -1
+        cid = c.id
+        bit = 1 << cid
+        self.hands[seat] ^= bit
+        trick = self.trick
+        trick.append((seat, c))
+        self._trick_points += c.points
+        if len(trick) == 1:
+            self._led_eff = t.eff[cid]
+        p = t.strength_by_led[self._led_eff][cid]
+        if p > self._best_power:
+            self._best_power = p
+            self._best_seat = seat
+        if (cid == _QC_ID or cid == t.top.id) and self._queen_caught(seat, c):
+            return
+        if len(trick) < len(self.order):
+            self.to_act = self.order[len(trick)]
+            return
+        winner = self._best_seat
+        pair = self.pair_of[winner]
+        self.points[pair] += self._trick_points
+        self.tricks_won[pair] += 1
+        self.tricks.append(Trick(self.order[0], tuple(trick), winner))
+        if self.stock:
+            for k in range(N_SEATS):
+                if not self.stock:
+                    break
+                self.hands[(winner + k) % N_SEATS] |= self.stock.pop(0).bit
+        if any(self.hands):
+            self._start_trick(winner)
+        else:
+            self._finish(None)
+
+    def _queen_caught(self, seat: int, c: Card) -> bool:
+        t = self._tables
+        other = t.top if c.id == _QC_ID else QUEEN_OF_CLUBS
+        for s, x in self.trick[:-1]:
+            if x == other and self.pair_of[s] != self.pair_of[seat]:
+                queen_seat = seat if c.id == _QC_ID else s
+                self.tricks.append(Trick(self.order[0], tuple(self.trick), None))
+                self._finish(self.pair_of[queen_seat])
+                return True
+        return False
+
+    def _finish(self, queen_pair: int | None) -> None:
+        score: DealScore = score_deal(
+            self.rules,
+            (self.points[0], self.points[1]),
+            (self.tricks_won[0], self.tricks_won[1]),
+            queen_pair,
+            self.eggs_before,
+        )
+        self.events.extend(score.events)
+        self.phase = Phase.OVER
+        self.to_act = None
+        self.result = DealResult(
+            trump=self.trump,
+            tricks=tuple(self.tricks),
+            points=(self.points[0], self.points[1]),
+            tricks_won=(self.tricks_won[0], self.tricks_won[1]),
+            events=tuple(self.events),
+            penalty=score.penalty,
+            jack_holder=self.jack_holder,
+            loser=score.loser,
+            multiplier=score.multiplier,
+        )
+
+    def _why_not(self, seat: int, c: Card) -> str:
+        who = f"seat {seat} cannot play {c}"
+        if self.phase is Phase.OVER:
+            return f"{who}: the deal is over"
+        if self.phase is not Phase.PLAY:
+            return (
+                f"{who}: no card is played now, seat {self.to_act} is to {self.phase.value.replace('_', ' ')}"
+            )
+        if seat != self.to_act:
+            return f"{who}: it is seat {self.to_act}'s turn"
+        if not self.hands[seat] & c.bit:
+            return f"{who}: it is not in his hand"
+        t = self._tables
+        if not self.trick:
+            if self._first_lead_card is not None and not self.tricks:
+                return f"{who}: the first lead must be {self._first_lead_card}"
+            return f"{who}: a trump may not be led while he holds a plain card"
+        if self.hands[seat] & t.suit_masks[self._led_eff]:
+            suit = "trumps" if self._led_eff == TRUMP else SUITS[self._led_eff - 1].name.lower()
+            return f"{who}: he must follow {suit}"
+        return f"{who}: void in the led suit, he must play a trump"
+
+    # ------------------------------------------------------------------ generic API
+
+    @property
+    def over(self) -> bool:
+        """Whether the deal has ended (played out, stopped by a caught queen, or void)."""
+        return self.phase is Phase.OVER
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now (empty when it is not his decision)."""
+        if seat != self.to_act:
+            return []
+        if self.phase is Phase.PLAY:
+            return [Play(c) for c in self.legal_plays(seat)]
+        if self.phase is Phase.DECLARE:
+            acts: list[Action] = [Declare(s) for s in SUITS]
+            if self._declare_by_last_allowed():
+                acts.append(Declare(None))
+            return acts
+        if self.phase is Phase.SWAP:
+            return [Swap(True), Swap(False)]
+        if self.phase is Phase.SWAP_RETURN:
+            return [SwapReturn(c) for c in self._tables.sorted(cards_of(self.hands[seat]))]
+        return []
+
+    def _declare_by_last_allowed(self) -> bool:
+        return self._declaring_after_three
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Take ``action`` for ``seat``; an illegal one raises :class:`IllegalMoveError` saying why."""
+        if isinstance(action, Play):
+            self.play(seat, action.card)
+            return
+        if self.phase is Phase.OVER:
+            raise IllegalMoveError(f"seat {seat} cannot {_describe(action)}: the deal is over")
+        if seat != self.to_act or action not in self.legal_actions(seat):
+            raise IllegalMoveError(self._why_not_action(seat, action))
+        self.moves.append((seat, action))
+        self._legal_seat = -1
+        if isinstance(action, Declare):
+            self._declare(seat, action.suit)
+        elif isinstance(action, Swap):
+            self._swap(seat, action.accept)
+        elif isinstance(action, SwapReturn):
+            self._swap_return(seat, ALL_CARDS[action.card.id])
+        else:  # pragma: no cover - legal_actions offers nothing else yet
+            raise IllegalMoveError(f"seat {seat} cannot {_describe(action)} in this deal")
+
+    def _why_not_action(self, seat: int, action: Action) -> str:
+        what = f"seat {seat} cannot {_describe(action)}"
+        waiting = f"seat {self.to_act} is to {self.phase.value.replace('_', ' ')}"
+        if seat != self.to_act:
+            return f"{what}: {waiting}"
+        if isinstance(action, SwapReturn) and self.phase is Phase.SWAP_RETURN:
+            return f"{what}: {action.card} is not in his hand"
+        if isinstance(action, Declare) and self.phase is Phase.DECLARE:
+            return f"{what}: 'by the last' is allowed only when trump is declared after three cards"
+        return f"{what}: {waiting}"
+
+    def copy(self) -> Deal:
+        """An independent copy (for search: cheap, shares the immutable parts)."""
+        new = Deal.__new__(Deal)
+        for name in _SCALAR_FIELDS:
+            setattr(new, name, getattr(self, name))
+        new.hands = self.hands.copy()
+        new.shown = self.shown.copy()
+        new.known = [k.copy() for k in self.known]
+        new.stock = self.stock.copy()
+        new.trick = self.trick.copy()
+        new.tricks = self.tricks.copy()
+        new.points = self.points.copy()
+        new.tricks_won = self.tricks_won.copy()
+        new.events = self.events.copy()
+        new.moves = self.moves.copy()
+        new._pending = _Pending(self._pending.swap_queue.copy(), self._pending.swapper)
+        return new
+
+    def hand(self, seat: int) -> list[Card]:
+        """``seat``'s cards in display order (trump-suit-agnostic id order before trump is known)."""
+        cs = cards_of(self.hands[seat])
+        return self._t.sorted(cs) if self._t else cs
+
+    def record(self) -> dict[str, Any]:
+        """This deal as a replayable record (RULES.md §7)."""
+        rec: dict[str, Any] = {
+            "rules": self.rules.to_json(),
+            "deal_no": self.deal_no,
+            "dealer": self.dealer,
+            "deck": [c.code for c in self.deck],
+            "moves": [{"seat": s, **dict([action_to_json(a)])} for s, a in self.moves],
+        }
+        if self.eggs_before:
+            rec["eggs_before"] = self.eggs_before
+        return rec
+
+
+_SCALAR_FIELDS = (
+    "rules",
+    "deck",
+    "dealer",
+    "deal_no",
+    "eggs_before",
+    "left",
+    "pair_of",
+    "trump",
+    "_t",
+    "phase",
+    "to_act",
+    "result",
+    "jack_holder",
+    "_led_eff",
+    "_best_seat",
+    "_best_power",
+    "_restricted_lead",
+    "order",
+    "_trick_points",
+    "_must_trump",
+    "_is_draw",
+    "_legal_seat",
+    "_legal",
+    "_first_lead_card",
+    "_declaring_after_three",
+)
+
+
+def _describe(action: Action) -> str:
+    key, value = action_to_json(action)
+    return f"{key} {value}"

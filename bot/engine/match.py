@@ -1,0 +1,97 @@
+"""A match: deals in a row, the dealer's rotation, penalty points to 12 and the goat."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bot.engine.cards import Card
+from bot.engine.deal import N_SEATS, Deal, DealResult
+from bot.engine.errors import KozelError
+from bot.engine.rules import ClassicOptions, FlipOptions, Rules, TrumpMode
+
+GOAT = "goat"
+GOAT_WITH_DRIVERS = "goat_with_drivers"
+
+
+@dataclass
+class Match:
+    """The running state of a match; feed it each finished deal with :meth:`add`."""
+
+    rules: Rules
+    dealer: int
+    deal_no: int = 1
+    penalty: list[int] = field(default_factory=lambda: [0, 0])
+    #: Deals that ended 60-60, and how many of the latest deals in a row did.
+    eggs: int = 0
+    eggs_in_row: int = 0
+    results: list[DealResult] = field(default_factory=list)
+    loser: int | None = None
+    title: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.dealer not in range(N_SEATS):
+            raise KozelError(f"dealer must be a seat 0-3, not {self.dealer!r}")
+
+    @property
+    def over(self) -> bool:
+        """Whether a pair has reached the match target."""
+        return self.loser is not None
+
+    @property
+    def eggs_before(self) -> int:
+        """Consecutive eggs that multiply the next deal (``flip``), else 0."""
+        opts = self.rules.options
+        return self.eggs_in_row if isinstance(opts, FlipOptions) and opts.eggs_double else 0
+
+    def new_deal(self, deck: Sequence[Card] | None = None, rng: random.Random | None = None) -> Deal:
+        """The next deal, from ``deck`` or shuffled by ``rng``."""
+        if self.over:
+            raise KozelError("the match is over")
+        if deck is not None:
+            return Deal(self.rules, deck, self.dealer, self.deal_no, self.eggs_before)
+        if rng is None:
+            raise KozelError("new_deal needs a deck or an rng")
+        return Deal.shuffled(self.rules, rng, self.dealer, self.deal_no, self.eggs_before)
+
+    def add(self, result: DealResult) -> None:
+        """Count a finished deal: penalties, eggs, the next dealer and, at the target, the loser."""
+        if self.over:
+            raise KozelError("the match is over")
+        self.results.append(result)
+        if result.void:
+            if not result.same_dealer:
+                self.dealer = (self.dealer + 1) % N_SEATS
+            return
+        for pair in (0, 1):
+            self.penalty[pair] += result.penalty[pair]
+        if "eggs" in result.events:
+            self.eggs += 1
+            self.eggs_in_row += 1
+        else:
+            self.eggs_in_row = 0
+        self.dealer = self._next_dealer(result)
+        self.deal_no += 1
+        self._check_end()
+
+    def _next_dealer(self, result: DealResult) -> int:
+        opts = self.rules.options
+        jack_deals = isinstance(opts, ClassicOptions) or (
+            isinstance(opts, FlipOptions) and opts.trump_mode is TrumpMode.JACK_DECLARES
+        )
+        if self.deal_no == 1 and jack_deals and result.jack_holder is not None:
+            return result.jack_holder
+        return (self.dealer + 1) % N_SEATS
+
+    def _check_end(self) -> None:
+        target = self.rules.options.match_target
+        for pair in (0, 1):
+            if self.penalty[pair] >= target:
+                winners_mode = (
+                    isinstance(self.rules.options, ClassicOptions) and self.rules.options.score_winners
+                )
+                self.loser = 1 - pair if winners_mode else pair
+                # "Goats with drivers": the match ended on two or more past the target (14+ of 12).
+                self.title = GOAT_WITH_DRIVERS if self.penalty[pair] >= target + 2 else GOAT
+                return

@@ -1,0 +1,99 @@
+"""What one seat may know: the only window bots and the Telegram layer get onto a deal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.engine.actions import Action
+from bot.engine.cards import Card, Suit, cards_of, deck_mask
+from bot.engine.deal import N_SEATS, Deal, Phase, Trick
+from bot.engine.order import Tables
+from bot.engine.rules import Rules
+from bot.engine.scoring import multiplier_for
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """Everything ``seat`` can see at a real table, and nothing else."""
+
+    seat: int
+    rules: Rules
+    dealer: int
+    deal_no: int
+    phase: Phase
+    #: Whose decision the deal waits for (``None`` when it is over).
+    to_act: int | None
+    trump: Suit | None
+    tables: Tables | None
+    hand: tuple[Card, ...]
+    #: What ``seat`` may do now (empty unless it is his decision).
+    legal: tuple[Action, ...]
+    hand_sizes: tuple[int, ...]
+    #: Per seat, the cards of that hand this seat has seen (face-up cards, a swapped card).
+    seen: tuple[tuple[Card, ...], ...]
+    trick: tuple[tuple[int, Card], ...]
+    tricks: tuple[Trick, ...]
+    points: tuple[int, int]
+    tricks_won: tuple[int, int]
+    stock_size: int
+    events: tuple[str, ...]
+    pair_of: tuple[int, ...]
+    multiplier: int
+
+    @property
+    def partner(self) -> int:
+        """The seat opposite."""
+        return (self.seat + 2) % N_SEATS
+
+    @property
+    def my_turn(self) -> bool:
+        """Whether the deal waits for this seat."""
+        return self.to_act == self.seat
+
+    def played(self) -> tuple[Card, ...]:
+        """Every card played so far in this deal, trick by trick."""
+        return tuple(c for t in self.tricks for _, c in t.plays) + tuple(c for _, c in self.trick)
+
+    def unseen(self) -> tuple[Card, ...]:
+        """Cards whose place this seat does not know: not in his hand, not played, not seen elsewhere."""
+        m = deck_mask(self.rules.deck_size)
+        for c in (*self.hand, *self.played()):
+            m &= ~c.bit
+        for cs in self.seen:
+            for c in cs:
+                m &= ~c.bit
+        return tuple(cards_of(m))
+
+
+def view_for(deal: Deal, seat: int) -> SeatView:
+    """The view of ``deal`` from ``seat``."""
+    if seat not in range(N_SEATS):
+        raise ValueError(f"no seat {seat!r}")
+    t = deal.tables
+    seen = []
+    for h in range(N_SEATS):
+        m = 0 if h == seat else (deal.shown[h] | deal.known[seat][h]) & deal.hands[h]
+        cs = cards_of(m)
+        seen.append(tuple(t.sorted(cs) if t else cs))
+    return SeatView(
+        seat=seat,
+        rules=deal.rules,
+        dealer=deal.dealer,
+        deal_no=deal.deal_no,
+        phase=deal.phase,
+        to_act=deal.to_act,
+        trump=deal.trump,
+        tables=t,
+        hand=tuple(deal.hand(seat)),
+        legal=tuple(deal.legal_actions(seat)),
+        hand_sizes=tuple(h.bit_count() for h in deal.hands),
+        seen=tuple(seen),
+        trick=tuple(deal.trick) if deal.phase is Phase.PLAY else (),
+        tricks=tuple(deal.tricks),
+        points=(deal.points[0], deal.points[1]),
+        tricks_won=(deal.tricks_won[0], deal.tricks_won[1]),
+        stock_size=len(deal.stock),
+        events=tuple(deal.events),
+        pair_of=deal.pair_of,
+        multiplier=multiplier_for(deal.rules, deal.eggs_before),
+    )
