@@ -1,0 +1,154 @@
+"""Deal records (RULES.md §7) as golden files: replays reproduce the hand-checked results."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.engine import Deal, RecordError, Rules, result_of
+from bot.engine.record import dumps
+from tests.engine.helpers import play_out
+
+RECORDS = Path(__file__).resolve().parents[1] / "records"
+GOLDEN = sorted(p for p in RECORDS.glob("*.json") if not p.name.endswith(".expected.json"))
+ROOT = Path(__file__).resolve().parents[2]
+
+# The trump orders exactly as RULES.md prints them, for an independent check of every trick.
+PERMANENT = {"classic": "6C QC QS QH QD JC JS JH JD", "flip": "7C QC QS QH QD JC JS JH JD"}
+DRAW_LOW_TO_HIGH = "8C 9C KC TC AC JD JH JS JC QD QH QS QC 7C"
+PLAIN = "A T K 9 8 7 6"
+
+
+def _trumps(preset: str, trump: str) -> list[str]:
+    if preset == "draw":
+        return DRAW_LOW_TO_HIGH.split()[::-1]
+    top = PERMANENT[preset].split()
+    return top + [r + trump for r in PLAIN.split() if r + trump not in top and (preset != "flip" or r != "6")]
+
+
+def _naive_winner(plays: list[list[Any]], preset: str, trump: str) -> int:
+    order = _trumps(preset, trump)
+    trumps = [(order.index(c), s) for s, c in plays if c in order]
+    if trumps:
+        return min(trumps)[1]
+    led = plays[0][1][1]
+    return min((PLAIN.split().index(c[0]), s) for s, c in plays if c[1] == led)[1]
+
+
+def _deal_results(expected: dict[str, Any]) -> list[dict[str, Any]]:
+    deals: list[dict[str, Any]] = expected.get("deals", [expected])
+    return deals
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
+def test_golden_record_replays_to_its_expected_result(path: Path) -> None:
+    record = json.loads(path.read_text(encoding="utf-8"))
+    expected = json.loads(path.with_suffix("").with_suffix(".expected.json").read_text(encoding="utf-8"))
+    if "refused" in expected:
+        with pytest.raises(RecordError) as err:
+            result_of(record)
+        assert str(err.value) == expected["refused"] and err.value.index == expected["index"]
+        return
+    assert result_of(record) == expected
+    preset = record["rules"]["preset"]
+    for deal in _deal_results(expected):
+        for trick in deal["tricks"]:
+            if trick["winner"] is not None:
+                assert trick["winner"] == _naive_winner(trick["plays"], preset, deal["trump"])
+        if deal["tricks"] and "queen_caught" not in deal["events"]:
+            assert sum(deal["points"]) == 120
+            won = [0, 0]
+            for trick in deal["tricks"]:
+                won[trick["winner"] % 2] += sum(_points(c) for _, c in trick["plays"])
+            assert won == deal["points"]
+
+
+def _points(code: str) -> int:
+    return {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2}.get(code[0], 0)
+
+
+def test_golden_records_cover_the_required_events() -> None:
+    events: dict[str, set[str]] = {}
+    for path in GOLDEN:
+        expected = json.loads(path.with_suffix("").with_suffix(".expected.json").read_text(encoding="utf-8"))
+        if "refused" in expected:
+            continue
+        preset = json.loads(path.read_text(encoding="utf-8"))["rules"]["preset"]
+        for deal in _deal_results(expected):
+            events.setdefault(preset, set()).update(deal["events"])
+    assert {"queen_caught", "redeal", "eggs", "cherpak"} <= events["classic"]
+    assert {"queen_caught", "swap", "deal_passes", "eggs", "doubled"} <= events["flip"]
+    assert {"queen_caught", "last_card_swap"} <= events["draw"]
+
+
+@pytest.mark.parametrize("preset", ["classic", "flip", "draw"])
+def test_every_finished_deal_produces_a_replayable_record(preset: str) -> None:
+    for seed in range(30):
+        rng = random.Random(seed)
+        deal = play_out(Deal.shuffled(Rules.make(preset), rng, dealer=seed % 4), rng)
+        assert deal.result is not None
+        assert result_of(deal.record()) == deal.result.to_json()
+
+
+def test_record_refuses_a_bad_move_with_its_index() -> None:
+    rec = json.loads((RECORDS / "draw_queen_caught.json").read_text(encoding="utf-8"))
+    for bad_move, reason in [
+        ({"seat": 0, "play": "8C"}, "move 0: seat 0 cannot play 8C: a trump may not be led"),
+        ({"seat": 5, "play": "AS"}, "move 0: 'seat' must be a seat 0-3"),
+        ({"seat": 0, "play": "AS", "swap": True}, "move 0: a move has 'seat' and exactly one of"),
+        ({"seat": 0, "dance": 1}, "move 0: unknown move 'dance'"),
+        ({"seat": 0, "play": "ZZ"}, "move 0: not a card code"),
+        ({"seat": 0, "swap": True}, "move 0: seat 0 cannot swap True: seat 0 is to play"),
+    ]:
+        with pytest.raises(RecordError, match=reason.replace("(", r"\(")) as err:
+            result_of({**rec, "moves": [bad_move]})
+        assert err.value.index == 0
+    with pytest.raises(RecordError, match="move 3: the deal is already over"):
+        result_of({**rec, "moves": [*rec["moves"], {"seat": 3, "play": "8S"}]})
+    with pytest.raises(RecordError, match="malformed record"):
+        result_of({"rules": rec["rules"], "dealer": 0})
+    with pytest.raises(RecordError, match="unknown option"):
+        result_of({**rec, "rules": {"preset": "draw", "options": {"deck": 36}}})
+
+
+def test_match_record_refuses_a_dealer_out_of_turn() -> None:
+    rec = json.loads((RECORDS / "draw_match_goat.json").read_text(encoding="utf-8"))
+    rec["deals"][1]["dealer"] = (rec["deals"][1]["dealer"] + 1) % 4
+    with pytest.raises(RecordError, match="deal 1: deal_no 2 dealt by seat") as err:
+        result_of(rec)
+    assert err.value.index == 1
+
+
+def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot.engine.replay", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_replay_cli_prints_the_result() -> None:
+    path = RECORDS / "flip_doubled_match.json"
+    out = _cli(str(path))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == json.loads(
+        path.with_suffix("").with_suffix(".expected.json").read_text()
+    )
+    assert out.stdout == dumps(json.loads(out.stdout)) + "\n"
+
+
+def test_replay_cli_refuses_with_index_and_nonzero_exit() -> None:
+    out = _cli(str(RECORDS / "refused_illegal_move.json"))
+    assert out.returncode == 1 and "refused: move 1:" in out.stderr and out.stdout == ""
+    out = _cli("-", stdin="{not json")
+    assert out.returncode == 2 and "cannot read" in out.stderr
