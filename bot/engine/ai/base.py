@@ -1,0 +1,61 @@
+"""The seat-filler interface and the ``random`` baseline."""
+
+from __future__ import annotations
+
+import importlib
+import random
+from typing import Any, Protocol, runtime_checkable
+
+from bot.engine.actions import Action
+from bot.engine.errors import KozelError
+from bot.engine.view import SeatView
+
+
+@runtime_checkable
+class Player(Protocol):
+    """Anything that can fill a seat: given what the seat sees, pick one of ``view.legal``."""
+
+    name: str
+
+    def decide(self, view: SeatView, rng: random.Random) -> Action:
+        """One of ``view.legal``; ``rng`` is the only source of randomness it may use."""
+        ...
+
+
+class RandomPlayer:
+    """Uniformly random legal decisions: the baseline every level is measured against."""
+
+    name = "random"
+
+    def decide(self, view: SeatView, rng: random.Random) -> Action:
+        """A uniformly random legal action."""
+        if not view.legal:
+            raise KozelError(f"seat {view.seat} has no decision to take")
+        return view.legal[int(rng.random() * len(view.legal))]
+
+
+_FACTORIES: dict[str, str] = {"random": "bot.engine.ai.base:RandomPlayer"}
+#: Level names in increasing strength (levels not yet built are absent from ``_FACTORIES``).
+LEVELS = ("random", "easy", "medium", "hard")
+
+
+def register(level: str, path: str) -> None:
+    """Make ``level`` build the player at import path ``package.module:factory``."""
+    _FACTORIES[level] = path
+
+
+def make_player(level: str, **kwargs: Any) -> Player:
+    """The player for a level name or an import path ``package.module:factory``."""
+    path = _FACTORIES.get(level, level)
+    if ":" not in path:
+        known = ", ".join(sorted(_FACTORIES))
+        raise KozelError(f"unknown player level {level!r} (known: {known}; or give package.module:factory)")
+    module_name, _, attr = path.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as e:
+        raise KozelError(f"cannot load player {level!r}: {e}") from None
+    player = factory(**kwargs)
+    if not isinstance(player, Player):
+        raise KozelError(f"{path} did not build a player (it needs .name and .decide(view, rng))")
+    return player
