@@ -1,9 +1,10 @@
 """``python -m bot.engine.bench``: random legal deals per second for each preset, as JSON lines.
 
 Each deal is shuffled, dealt, its decisions before the first lead taken at random, then played out
-with random legal cards and scored. ``deals_per_s`` goes through :func:`bot.engine.fast.rollout`, the
-path bot players search with; ``api_deals_per_s`` plays every card through :meth:`Deal.play`, which
-validates and records each move. Figures are the median of ``--runs`` runs on one core.
+with random legal cards and scored; classic alternates first deals and deals opened by the brag.
+``deals_per_s`` goes through :func:`bot.engine.fast.rollout`, the path bot players search with;
+``api_deals_per_s`` plays every card through :meth:`Deal.play`, which validates and records each
+move. Figures are the median of ``--runs`` runs on one core.
 """
 
 from __future__ import annotations
@@ -30,10 +31,15 @@ def _to_play_phase(deal: Deal, rng: random.Random) -> None:
         deal.apply(seat, acts[int(rng.random() * len(acts))])
 
 
+def _deal_no(rules: Rules, i: int) -> int:
+    """Classic's later deals open with the brag; bench both kinds half and half."""
+    return 1 + i % 2 if rules.preset == "classic" else 1
+
+
 def _search_path(rules: Rules, rng: random.Random, n: int) -> int:
     done = 0
     while done < n:
-        deal = Deal.shuffled(rules, rng, dealer=done % 4)
+        deal = Deal.shuffled(rules, rng, dealer=done % 4, deal_no=_deal_no(rules, done))
         _to_play_phase(deal, rng)
         if not deal.over:
             rollout(deal, rng)
@@ -45,7 +51,7 @@ def _api_path(rules: Rules, rng: random.Random, n: int) -> int:
     done = 0
     rnd = rng.random
     while done < n:
-        deal = Deal.shuffled(rules, rng, dealer=done % 4)
+        deal = Deal.shuffled(rules, rng, dealer=done % 4, deal_no=_deal_no(rules, done))
         _to_play_phase(deal, rng)
         if deal.over:
             continue

@@ -10,10 +10,23 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any
 
-from bot.engine.actions import Action, Declare, Play, Swap, SwapReturn, action_to_json
+from bot.engine import brag
+from bot.engine.actions import (
+    Action,
+    Brag,
+    ChooseBragKind,
+    Cut,
+    Declare,
+    Exchange,
+    ExchangeGive,
+    Play,
+    Swap,
+    SwapReturn,
+    action_to_json,
+)
+from bot.engine.brag import BragState, ExchangePlan
 from bot.engine.cards import (
     ALL_CARDS,
     JACK_OF_CLUBS,
@@ -27,8 +40,10 @@ from bot.engine.cards import (
     deck_mask,
     mask_of,
 )
-from bot.engine.errors import IllegalMoveError, KozelError, RulesError
+from bot.engine.errors import IllegalMoveError, KozelError
 from bot.engine.order import TRUMP, Tables, tables_for
+from bot.engine.phase import Phase as Phase  # re-exported: Phase and Trick were born here
+from bot.engine.phase import Trick as Trick
 from bot.engine.rules import ClassicOptions, FlipOptions, Rules, TrumpMode
 from bot.engine.scoring import DealScore, score_deal
 
@@ -41,37 +56,12 @@ _JC_ID = JACK_OF_CLUBS.id
 _JC_BIT = JACK_OF_CLUBS.bit
 _HIGH_RANKS = frozenset((Rank.QUEEN, Rank.JACK))
 _NEXT = tuple((s + 1) % N_SEATS for s in range(N_SEATS))
-_CLOCKWISE = tuple(tuple((lead + k) % N_SEATS for k in range(N_SEATS)) for lead in range(N_SEATS))
-
-
-class Phase(StrEnum):
-    """What the deal waits for."""
-
-    DECLARE = "declare"
-    SWAP = "swap"
-    SWAP_RETURN = "swap_return"
-    PLAY = "play"
-    OVER = "over"
-
-
-class Trick(NamedTuple):
-    """A trick as played: its leader, the cards in order and the winner (``None`` if cut short).
-
-    A named tuple rather than a frozen dataclass: one is built per trick on the search path.
-    """
-
-    leader: int
-    plays: tuple[tuple[int, Card], ...]
-    winner: int | None
-
-    @property
-    def points(self) -> int:
-        """Card points in the trick."""
-        return sum(c.points for _, c in self.plays)
-
-    def to_json(self) -> dict[str, Any]:
-        """The trick as RULES.md §7 prints it."""
-        return {"leader": self.leader, "plays": [[s, c.code] for s, c in self.plays], "winner": self.winner}
+CLOCKWISE = tuple(tuple((lead + k) % N_SEATS for k in range(N_SEATS)) for lead in range(N_SEATS))
+#: ``OPEN_LAST[open][leader]``: the others clockwise from the leader, then the open hand.
+OPEN_LAST = tuple(
+    tuple((*tuple(s for s in CLOCKWISE[lead] if s != open_), open_) for lead in range(N_SEATS))
+    for open_ in range(N_SEATS)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +171,11 @@ class Deal:
         self._is_draw = rules.preset == "draw"
         self._first_lead_card: Card | None = None
         self._declaring_after_three = False
+        #: Classic's brag and exchange (deals after the first); the open hand plays last, never wins.
+        self.brag: BragState | None = None
+        self.exchange: ExchangePlan | None = None
+        self.open_seat: int | None = None
+        self._brag_leader = -1
         self._deal()
 
     @classmethod
@@ -203,9 +198,9 @@ class Deal:
         preset = self.rules.preset
         if preset == "classic":
             if self.deal_no > 1:
-                raise RulesError(
-                    "classic deals after the first open with the brag, which is not implemented yet"
-                )
+                self._set_trump(self.rules.fixed_trump_suit or Suit.DIAMONDS)
+                brag.start(self)
+                return
             self._one_at_a_time(self.deck, self.left)
             self._set_trump(self.rules.fixed_trump_suit or Suit.DIAMONDS)
             if self._four_queens_redeal():
@@ -406,7 +401,7 @@ class Deal:
     def _start_trick(self, leader: int) -> None:
         self.phase = Phase.PLAY
         self.trick = []
-        self.order = _CLOCKWISE[leader]
+        self.order = CLOCKWISE[leader] if self.open_seat is None else OPEN_LAST[self.open_seat][leader]
         self._trick_points = 0
         self.to_act = leader
         self._best_seat = -1
@@ -446,6 +441,8 @@ class Deal:
         hand = self.hands[seat]
         t = self._t
         assert t is not None
+        if seat == self.open_seat and not hand & t.trump_mask:
+            return hand  # the open hand need not follow once it holds no trump
         if not self.trick:
             if self._first_lead_card is not None and not self.tricks:
                 return self._first_lead_card.bit & hand or hand
@@ -497,7 +494,7 @@ class Deal:
         self._trick_points += c.points
         if len(trick) == 1:
             self._led_eff = t.eff[cid]
-        p = t.strength_by_led[self._led_eff][cid]
+        p = t.strength_by_led[self._led_eff][cid] if seat != self.open_seat else -1
         if p > self._best_power:
             self._best_power = p
             self._best_seat = seat
@@ -599,6 +596,8 @@ class Deal:
             return [Swap(True), Swap(False)]
         if self.phase is Phase.SWAP_RETURN:
             return [SwapReturn(c) for c in self._tables.sorted(cards_of(self.hands[seat]))]
+        if self.phase is not Phase.OVER:
+            return brag.legal(self, seat)
         return []
 
     def _declare_by_last_allowed(self) -> bool:
@@ -611,7 +610,7 @@ class Deal:
             return
         if self.phase is Phase.OVER:
             raise IllegalMoveError(f"seat {seat} cannot {_describe(action)}: the deal is over")
-        if seat != self.to_act or action not in self.legal_actions(seat):
+        if seat != self.to_act or not self._allowed(seat, action):
             raise IllegalMoveError(self._why_not_action(seat, action))
         self.moves.append((seat, action))
         self._legal_seat = -1
@@ -621,8 +620,27 @@ class Deal:
             self._swap(seat, action.accept)
         elif isinstance(action, SwapReturn):
             self._swap_return(seat, ALL_CARDS[action.card.id])
+        elif isinstance(action, ChooseBragKind):
+            self.events.append(f"brag_{action.kind.value}")
+            brag.begin(self, action.kind)
+        elif isinstance(action, Cut):
+            brag.cut(self, action.at)
+        elif isinstance(action, Brag):
+            brag.lay(self, seat, tuple(ALL_CARDS[c.id] for c in action.cards))
+        elif isinstance(action, Exchange):
+            brag.exchange_decision(self, seat, action.accept)
+        elif isinstance(action, ExchangeGive):
+            brag.give(self, tuple(ALL_CARDS[c.id] for c in action.cards))
         else:  # pragma: no cover - legal_actions offers nothing else yet
             raise IllegalMoveError(f"seat {seat} cannot {_describe(action)} in this deal")
+
+    def _allowed(self, seat: int, action: Action) -> bool:
+        # Checked directly: cheaper than listing every choice, which can run to dozens.
+        if isinstance(action, Brag) and self.phase is Phase.BRAG:
+            return brag.can_lay(self, seat, action.cards)
+        if isinstance(action, ExchangeGive) and self.phase is Phase.EXCHANGE_GIVE:
+            return brag.can_give(self, seat, action.cards)
+        return action in self.legal_actions(seat)
 
     def _why_not_action(self, seat: int, action: Action) -> str:
         what = f"seat {seat} cannot {_describe(action)}"
@@ -651,6 +669,7 @@ class Deal:
         new.events = self.events.copy()
         new.moves = self.moves.copy()
         new._pending = _Pending(self._pending.swap_queue.copy(), self._pending.swapper)
+        new.brag = self.brag.copy() if self.brag is not None else None
         return new
 
     def hand(self, seat: int) -> list[Card]:
@@ -698,6 +717,9 @@ _SCALAR_FIELDS = (
     "_legal",
     "_first_lead_card",
     "_declaring_after_three",
+    "exchange",
+    "open_seat",
+    "_brag_leader",
 )
 
 

@@ -3,8 +3,8 @@
 Bot players estimate a position by playing it out many times, so this loop keeps everything in local
 variables and builds no objects per card. It implements the same play-phase rules as
 :class:`bot.engine.deal.Deal` (following, trumping when void, matadors, the first-lead and draw-lead
-restrictions, the draw pile, the last-card swap, the queen catch); ``tests/test_fast.py`` checks that
-both give the same deal for the same random choices.
+restrictions, the draw pile, the last-card swap, the open hand, the queen catch);
+``tests/engine/test_properties.py`` checks that both give the same deal for the same random choices.
 """
 
 from __future__ import annotations
@@ -12,13 +12,17 @@ from __future__ import annotations
 import random
 
 from bot.engine.cards import POINTS_BY_ID, QUEEN_OF_CLUBS
-from bot.engine.deal import N_SEATS, Deal, Phase
+from bot.engine.deal import CLOCKWISE, N_SEATS, OPEN_LAST, Deal, Phase
 from bot.engine.errors import KozelError
 from bot.engine.rules import ClassicOptions
 from bot.engine.scoring import DealScore, score_deal
 
 _QC_BIT = QUEEN_OF_CLUBS.bit
-_FOLLOWERS = tuple(tuple((lead + k) % N_SEATS for k in range(1, N_SEATS)) for lead in range(N_SEATS))
+#: ``_FOLLOWERS[open + 1][leader]``: who plays after the leader (the open hand, if any, last).
+_FOLLOWERS = (
+    tuple(order[1:] for order in CLOCKWISE),
+    *(tuple(order[1:] for order in by_leader) for by_leader in OPEN_LAST),
+)
 
 
 def rollout(deal: Deal, rng: random.Random) -> DealScore:
@@ -52,11 +56,13 @@ def rollout(deal: Deal, rng: random.Random) -> DealScore:
     restricted = deal._restricted_lead
     first = deal._first_lead_card.bit if deal._first_lead_card is not None and not deal.tricks else 0
     queen_pair: int | None = None
+    open_seat = deal.open_seat if deal.open_seat is not None else -1
+    followers = _FOLLOWERS[open_seat + 1]
 
     while True:
         if done:
             _, b = done[0]
-            pending = [s for s in _FOLLOWERS[leader] if s not in {x for x, _ in done}]
+            pending = tuple(s for s in followers[leader] if s not in {x for x, _ in done})
         else:
             hand = hands[leader]
             m = hand
@@ -73,7 +79,7 @@ def rollout(deal: Deal, rng: random.Random) -> DealScore:
                     j -= 1
             b = m & -m
             hands[leader] = hand ^ b
-            pending = list(_FOLLOWERS[leader])
+            pending = followers[leader]
         led_cid = b.bit_length() - 1
         led_eff = eff[led_cid]
         strength = by_led[led_eff]
@@ -86,7 +92,7 @@ def rollout(deal: Deal, rng: random.Random) -> DealScore:
         owners = [(leader, b)] if b & special else []
         for s, b in done[1:]:
             cid = b.bit_length() - 1
-            if strength[cid] > best_p:
+            if strength[cid] > best_p and s != open_seat:
                 best_seat, best_p = s, strength[cid]
             trick_pts += points[cid]
             tmask |= b
@@ -95,7 +101,9 @@ def rollout(deal: Deal, rng: random.Random) -> DealScore:
         for s in pending:
             hand = hands[s]
             m = hand & led_mask
-            if m:
+            if s == open_seat and not hand & tm:
+                m = hand  # the open hand need not follow once it holds no trump
+            elif m:
                 if mat_check and not m & ~higher[led_cid]:
                     m = hand
             elif must_trump:
@@ -111,7 +119,7 @@ def rollout(deal: Deal, rng: random.Random) -> DealScore:
             b = m & -m
             hands[s] = hand ^ b
             cid = b.bit_length() - 1
-            if strength[cid] > best_p:
+            if strength[cid] > best_p and s != open_seat:
                 best_seat, best_p = s, strength[cid]
             trick_pts += points[cid]
             tmask |= b

@@ -8,7 +8,7 @@ from bot.engine.actions import Action
 from bot.engine.cards import Card, Suit, cards_of, deck_mask
 from bot.engine.deal import N_SEATS, Deal, Phase, Trick
 from bot.engine.order import Tables
-from bot.engine.rules import Rules
+from bot.engine.rules import BragKind, Rules
 from bot.engine.scoring import multiplier_for
 
 
@@ -39,6 +39,15 @@ class SeatView:
     events: tuple[str, ...]
     pair_of: tuple[int, ...]
     multiplier: int
+    #: Classic's brag: the kind, and the cards laid so far (the bragger's stay ``None`` to the others
+    #: until the brag card is turned).
+    brag_kind: BragKind | None = None
+    bragger: int | None = None
+    brag_laid: tuple[tuple[int, tuple[Card | None, ...]], ...] = ()
+    #: The open hand after an exchange (its cards are in ``seen``).
+    open_seat: int | None = None
+    #: During the exchange talk: the partner's trump and non-trump counts, all the partners may tell.
+    partner_counts: tuple[int, int] | None = None
 
     @property
     def partner(self) -> int:
@@ -70,6 +79,21 @@ def view_for(deal: Deal, seat: int) -> SeatView:
     if seat not in range(N_SEATS):
         raise ValueError(f"no seat {seat!r}")
     t = deal.tables
+    brag = deal.brag
+    laid: tuple[tuple[int, tuple[Card | None, ...]], ...] = ()
+    if brag is not None:
+        hidden = deal.phase in _BRAG_PHASES and brag.kind not in _OPEN_KINDS
+        laid = tuple(
+            (s, tuple(None for _ in cs) if hidden and s == brag.bragger and s != seat else cs)
+            for s, cs in brag.laid
+        )
+    counts = None
+    plan = deal.exchange
+    partner = (seat + 2) % N_SEATS
+    talking = deal.phase in (Phase.EXCHANGE, Phase.EXCHANGE_GIVE)
+    if plan is not None and t is not None and talking and seat in (plan.strong, plan.open):
+        trumps = (deal.hands[partner] & t.trump_mask).bit_count()
+        counts = (trumps, deal.hands[partner].bit_count() - trumps)
     seen = []
     for h in range(N_SEATS):
         m = 0 if h == seat else (deal.shown[h] | deal.known[seat][h]) & deal.hands[h]
@@ -96,4 +120,14 @@ def view_for(deal: Deal, seat: int) -> SeatView:
         events=tuple(deal.events),
         pair_of=deal.pair_of,
         multiplier=multiplier_for(deal.rules, deal.eggs_before),
+        brag_kind=brag.kind if brag is not None else None,
+        bragger=brag.bragger if brag is not None else None,
+        brag_laid=laid,
+        open_seat=deal.open_seat,
+        partner_counts=counts,
     )
+
+
+_BRAG_PHASES = frozenset((Phase.BRAG_KIND, Phase.CUT, Phase.BRAG))
+#: In the mirror and fishing every brag card is turned face up as it is found.
+_OPEN_KINDS = frozenset((BragKind.MIRROR, BragKind.FISHING))

@@ -9,7 +9,7 @@ import pytest
 from bot.engine import Deal, IllegalMoveError, Match, Rules, card, cards, deck_for, tables_for
 from bot.engine.cards import Suit
 from bot.engine.scoring import score_deal
-from tests.engine.helpers import fill, interleave, play_out
+from tests.engine.helpers import fill, play_out
 
 
 def test_classic_trumps_sixteen_with_diamonds() -> None:
@@ -115,9 +115,3 @@ def test_classic_option_score_winners_first_to_twelve_wins() -> None:
     for _ in range(3):
         match.add(_result(penalty=(4, 0)))
     assert match.over and match.loser == 1
-
-
-def test_classic_deal_after_the_first_needs_the_brag() -> None:
-    rules = Rules.make("classic")
-    with pytest.raises(Exception, match="brag"):
-        Deal(rules, interleave({s: list(deck_for(36)[s * 9 : s * 9 + 9]) for s in range(4)}, 1), 0, deal_no=2)

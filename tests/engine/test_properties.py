@@ -14,6 +14,9 @@ from tests.engine.helpers import play_out
 
 RULESETS = [
     Rules.make("classic"),
+    Rules.make("classic", brag="big_pants", pointless_trick_saves=True),
+    Rules.make("classic", brag="mirror", jack_order="literal"),
+    Rules.make("classic", brag_choice=["fishing", "pants"], score_winners=True),
     Rules.make("classic", deck=32, must_trump_when_void=True, matadors=True),
     Rules.make("classic", deck=24, first_lead_trump_ace=True, trump_suit="C"),
     Rules.make("flip"),
@@ -47,8 +50,11 @@ def check_invariants(deal: Deal) -> None:
         assert sum(len(t.plays) for t in r.tricks) == deal.rules.deck_size
         if r.points[0] != r.points[1]:
             winner = 0 if r.points[0] > r.points[1] else 1
-            assert r.penalty[winner] == 0, "scoring charged the winner"
-            assert r.penalty[1 - winner] > 0
+            assert r.loser == 1 - winner
+            # Under score_winners the deal's winner is credited; otherwise only the loser is charged.
+            credited = winner if getattr(deal.rules.options, "score_winners", False) else 1 - winner
+            assert r.penalty[1 - credited] == 0, "scoring charged the wrong pair"
+            assert r.penalty[credited] > 0
 
 
 def play_checked(deal: Deal, rng: random.Random) -> Deal:
@@ -73,6 +79,9 @@ def test_random_legal_deals_keep_the_invariants(rules: Rules, seed: int, dealer:
     rng = random.Random(seed)
     deal = play_checked(Deal.shuffled(rules, rng, dealer), rng)
     check_invariants(deal)
+    if rules.preset == "classic":
+        brag_deal = play_checked(Deal.shuffled(rules, rng, dealer, deal_no=2), rng)
+        check_invariants(brag_deal)
 
 
 @pytest.mark.parametrize("rules", RULESETS, ids=IDS)
@@ -82,8 +91,6 @@ def test_random_matches_end_with_a_goat(rules: Rules, seed: int) -> None:
     rng = random.Random(seed)
     match = Match(rules, dealer=rng.randrange(4))
     while not match.over:
-        if rules.preset == "classic" and match.deal_no > 1:
-            return  # TODO(brag): classic's later deals open with the brag
         deal = match.new_deal(rng=rng)
         play_out(deal, rng)
         assert deal.result is not None

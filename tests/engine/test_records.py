@@ -32,13 +32,24 @@ def _trumps(preset: str, trump: str) -> list[str]:
     return top + [r + trump for r in PLAIN.split() if r + trump not in top and (preset != "flip" or r != "6")]
 
 
-def _naive_winner(plays: list[list[Any]], preset: str, trump: str) -> int:
+def _naive_winner(plays: list[list[Any]], preset: str, trump: str, open_seat: int | None = None) -> int:
+    """The winner by RULES.md's printed orders; the open hand's cards never win."""
     order = _trumps(preset, trump)
-    trumps = [(order.index(c), s) for s, c in plays if c in order]
+    trumps = [(order.index(c), s) for s, c in plays if c in order and s != open_seat]
     if trumps:
         return min(trumps)[1]
     led = plays[0][1][1]
-    return min((PLAIN.split().index(c[0]), s) for s, c in plays if c[1] == led)[1]
+    return min((PLAIN.split().index(c[0]), s) for s, c in plays if c[1] == led and s != open_seat)[1]
+
+
+def _open_seats(record: dict[str, Any]) -> list[int | None]:
+    """Per deal, the open hand after an exchange: the partner of the seat that gave non-trumps."""
+    deals = record.get("deals", [record])
+    out: list[int | None] = []
+    for d in deals:
+        gave = [m["seat"] for m in d["moves"] if "exchange_give" in m]
+        out.append((gave[0] + 2) % 4 if gave else None)
+    return out
 
 
 def _deal_results(expected: dict[str, Any]) -> list[dict[str, Any]]:
@@ -57,10 +68,10 @@ def test_golden_record_replays_to_its_expected_result(path: Path) -> None:
         return
     assert result_of(record) == expected
     preset = record["rules"]["preset"]
-    for deal in _deal_results(expected):
+    for deal, open_seat in zip(_deal_results(expected), _open_seats(record), strict=True):
         for trick in deal["tricks"]:
             if trick["winner"] is not None:
-                assert trick["winner"] == _naive_winner(trick["plays"], preset, deal["trump"])
+                assert trick["winner"] == _naive_winner(trick["plays"], preset, deal["trump"], open_seat)
         if deal["tricks"] and "queen_caught" not in deal["events"]:
             assert sum(deal["points"]) == 120
             won = [0, 0]
@@ -82,7 +93,10 @@ def test_golden_records_cover_the_required_events() -> None:
         preset = json.loads(path.read_text(encoding="utf-8"))["rules"]["preset"]
         for deal in _deal_results(expected):
             events.setdefault(preset, set()).update(deal["events"])
-    assert {"queen_caught", "redeal", "eggs", "cherpak"} <= events["classic"]
+    assert {"queen_caught", "redeal", "eggs", "cherpak", "brag_won", "brag_lost", "exchange"} <= events[
+        "classic"
+    ]
+    assert {"exchange", "exchange_refused", "brag_mirror"} <= events["classic"]
     assert {"queen_caught", "swap", "deal_passes", "eggs", "doubled"} <= events["flip"]
     assert {"queen_caught", "last_card_swap"} <= events["draw"]
 

@@ -1,0 +1,350 @@
+"""Classic's brag (хвалёж) and the exchange with the open hand (RULES.md §2).
+
+These functions drive a :class:`bot.engine.deal.Deal` through the phases before the first lead of a
+classic deal after the first; the deal calls them and stays the only owner of the state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations, permutations
+from typing import TYPE_CHECKING
+
+from bot.engine.actions import Action, Brag, ChooseBragKind, Cut, Exchange, ExchangeGive
+from bot.engine.cards import Card, Rank, cards_of
+from bot.engine.phase import Phase, Trick
+from bot.engine.rules import BragKind, ClassicOptions
+
+if TYPE_CHECKING:
+    from bot.engine.deal import Deal
+
+N_SEATS = 4
+
+
+@dataclass
+class BragState:
+    """The brag in progress."""
+
+    bragger: int
+    #: Seats still to lay, in order (the bragger first, the dealer last).
+    turns: list[int]
+    #: The cards not yet handed out, top first (for the mirror: in the order they are turned).
+    stock: list[Card]
+    #: Per seat, every card received in this deal, in the order received (for the excess rule).
+    received: list[list[Card]] = field(default_factory=lambda: [[] for _ in range(N_SEATS)])
+    #: Cards laid so far: (seat, cards in brag-card order).
+    laid: list[tuple[int, tuple[Card, ...]]] = field(default_factory=list)
+    kind: BragKind | None = None
+    double: bool = False
+    #: The bragger's first pair (or group of four), which decides whether he may brag double.
+    first_group: tuple[Card, ...] = ()
+    #: Cards each hand holds once the brag and top-ups are over, before the brag cards are laid.
+    hand_size: int = 9
+
+    def copy(self) -> BragState:
+        """An independent copy."""
+        return BragState(
+            bragger=self.bragger,
+            turns=self.turns.copy(),
+            stock=self.stock.copy(),
+            received=[r.copy() for r in self.received],
+            laid=self.laid.copy(),
+            kind=self.kind,
+            double=self.double,
+            first_group=self.first_group,
+            hand_size=self.hand_size,
+        )
+
+
+@dataclass(frozen=True)
+class ExchangePlan:
+    """Who would exchange what: the open hand gives ``give`` (its trumps) for as many non-trumps."""
+
+    strong: int
+    open: int
+    give: tuple[Card, ...]
+
+
+def start(deal: Deal) -> None:
+    """Open the brag of a classic deal after the first (trump is already known)."""
+    bragger = deal.left
+    deal.brag = BragState(
+        bragger=bragger,
+        turns=[(bragger + k) % N_SEATS for k in range(N_SEATS)],
+        stock=list(deal.deck),
+        hand_size=deal.rules.hand_size,
+    )
+    opts = deal.rules.options
+    assert isinstance(opts, ClassicOptions)
+    if opts.brag_choice:
+        deal._await(Phase.BRAG_KIND, bragger)
+    else:
+        begin(deal, opts.brag)
+
+
+def begin(deal: Deal, kind: BragKind) -> None:
+    """Start the brag of ``kind``: the mirror waits for the cut, the others hand out cards."""
+    st = _state(deal)
+    st.kind = kind
+    if kind is BragKind.MIRROR:
+        deal._await(Phase.CUT, st.bragger)
+    else:
+        _next_turn(deal)
+
+
+def cut(deal: Deal, at: int) -> None:
+    """The mirror's cut: the top ``at`` cards are turned from their bottom, then the rest likewise."""
+    st = _state(deal)
+    st.stock = st.stock[at - 1 :: -1] + st.stock[: at - 1 : -1]
+    _next_turn(deal)
+
+
+def legal(deal: Deal, seat: int) -> list[Action]:
+    """The brag and exchange decisions ``seat`` may take now."""
+    st = _state(deal)
+    phase = deal.phase
+    if phase is Phase.BRAG_KIND:
+        opts = deal.rules.options
+        assert isinstance(opts, ClassicOptions)
+        return [ChooseBragKind(k) for k in opts.brag_choice]
+    if phase is Phase.CUT:
+        return [Cut(i) for i in range(1, len(st.stock))]
+    t = deal.tables
+    assert t is not None
+    if phase is Phase.BRAG:
+        plain = cards_of(deal.hands[seat] & ~t.trump_mask)
+        if seat == st.bragger:
+            firsts = [c for c in st.first_group if not t.is_trump(c)]
+            doubles = [Brag(p) for p in permutations(firsts, 2) if _double_pair(*p)]
+            return [*(Brag((c,)) for c in plain), *doubles]
+        if st.double:
+            return [Brag(p) for p in permutations(plain, 2)]
+        return [Brag((c,)) for c in plain]
+    if phase is Phase.EXCHANGE:
+        return [Exchange(True), Exchange(False)]
+    if phase is Phase.EXCHANGE_GIVE:
+        plan = deal.exchange
+        assert plan is not None
+        plain = [c for c in deal.hand(seat) if not t.is_trump(c)]
+        return [ExchangeGive(cs) for cs in combinations(plain, len(plan.give))]
+    return []
+
+
+def can_lay(deal: Deal, seat: int, laid: tuple[Card, ...]) -> bool:
+    """Whether ``seat`` may lay ``laid`` now: non-trumps he holds, one or (double brag) two."""
+    st = _state(deal)
+    t = deal.tables
+    assert t is not None
+    mask = 0
+    for c in laid:
+        mask |= c.bit
+    if mask & t.trump_mask or mask & deal.hands[seat] != mask or mask.bit_count() != len(laid):
+        return False
+    if seat == st.bragger:
+        if len(laid) == 1:
+            return True
+        return len(laid) == 2 and all(c in st.first_group for c in laid) and _double_pair(*laid)
+    return len(laid) == (2 if st.double else 1)
+
+
+def can_give(deal: Deal, seat: int, cs: tuple[Card, ...]) -> bool:
+    """Whether the strong hand may give ``cs``: as many of his non-trumps as the open hand gives trumps."""
+    plan = deal.exchange
+    t = deal.tables
+    assert plan is not None and t is not None
+    mask = 0
+    for c in cs:
+        mask |= c.bit
+    return (
+        seat == plan.strong
+        and len(cs) == len(plan.give) == mask.bit_count()
+        and not mask & t.trump_mask
+        and mask & deal.hands[seat] == mask
+    )
+
+
+def _double_pair(a: Card, b: Card) -> bool:
+    """Two non-trumps the bragger may brag double with: of one suit, or two aces."""
+    return a.suit is b.suit or a.rank is b.rank is Rank.ACE
+
+
+def lay(deal: Deal, seat: int, laid: tuple[Card, ...]) -> None:
+    """``seat`` lays his brag card(s); he is topped up, his excess goes to his partner, the next lays."""
+    st = _state(deal)
+    for c in laid:
+        deal.hands[seat] &= ~c.bit
+    st.laid.append((seat, laid))
+    if seat == st.bragger:
+        st.double = len(laid) == 2
+    target = st.hand_size - (2 if st.double else 1)
+    short = target - deal.hands[seat].bit_count()
+    if short > 0:
+        _receive(deal, seat, st.stock[:short])
+        del st.stock[:short]
+    excess = deal.hands[seat].bit_count() - target
+    if excess > 0:
+        partner = (seat + 2) % N_SEATS
+        mine = deal.hands[seat]
+        latest = [c for c in reversed(st.received[seat]) if mine & c.bit][:excess]
+        for c in latest:
+            deal.hands[seat] &= ~c.bit
+            if partner in st.turns:
+                _receive(deal, partner, [c])
+            else:
+                st.stock.append(c)
+    st.turns.pop(0)
+    _next_turn(deal)
+
+
+def exchange_decision(deal: Deal, seat: int, accept: bool) -> None:
+    """A partner of the non-bragging pair agrees to the exchange or refuses it (which ends it)."""
+    plan = deal.exchange
+    assert plan is not None
+    st = _state(deal)
+    if not accept:
+        deal.events.append("exchange_refused")
+        deal.exchange = None
+        deal._start_play(deal._brag_leader)
+        return
+    if seat == (st.bragger + 1) % N_SEATS:
+        deal._await(Phase.EXCHANGE, (st.bragger + 3) % N_SEATS)
+    else:
+        deal._await(Phase.EXCHANGE_GIVE, plan.strong)
+
+
+def give(deal: Deal, cs: tuple[Card, ...]) -> None:
+    """The strong hand gives ``cs`` for the open hand's trumps; the open hand is shown to everyone."""
+    plan = deal.exchange
+    assert plan is not None
+    for c in plan.give:
+        deal.hands[plan.open] ^= c.bit
+        deal.hands[plan.strong] |= c.bit
+        deal.known[plan.open][plan.strong] |= c.bit
+    for c in cs:
+        deal.hands[plan.strong] ^= c.bit
+        deal.hands[plan.open] |= c.bit
+    deal.open_seat = plan.open
+    deal.shown[plan.open] = deal.hands[plan.open]
+    deal.events.append("exchange")
+    deal._start_play(deal._brag_leader)
+
+
+def plan_exchange(deal: Deal) -> ExchangePlan | None:
+    """The exchange the non-bragging pair could make now, or ``None`` when it is not offered."""
+    t = deal.tables
+    assert t is not None
+    st = _state(deal)
+    n1, n2 = (st.bragger + 1) % N_SEATS, (st.bragger + 3) % N_SEATS
+    c1 = (deal.hands[n1] & t.trump_mask).bit_count()
+    c2 = (deal.hands[n2] & t.trump_mask).bit_count()
+    strong, open_ = (n1, n2) if c1 >= c2 else (n2, n1)
+    trumps = sorted(cards_of(deal.hands[open_] & t.trump_mask), key=lambda c: -t.power[c.id])
+    plain = (deal.hands[strong] & ~t.trump_mask).bit_count()
+    if not trumps:
+        return None
+    if plain >= len(trumps):
+        return ExchangePlan(strong, open_, tuple(trumps))
+    lowest = trumps[-1]
+    small = lowest.suit is t.trump and lowest.rank not in (Rank.QUEEN, Rank.JACK) and lowest != t.top
+    giving = tuple(trumps[:-1])
+    if not small or not giving or plain < len(giving):
+        return None
+    return ExchangePlan(strong, open_, giving)
+
+
+def _next_turn(deal: Deal) -> None:
+    st = _state(deal)
+    if not st.turns:
+        _resolve(deal)
+        return
+    seat = st.turns[0]
+    t = deal.tables
+    assert t is not None
+    if st.kind in (BragKind.MIRROR, BragKind.FISHING):
+        while st.stock:
+            c = st.stock.pop(len(st.stock) // 2 if st.kind is BragKind.FISHING else 0)
+            _receive(deal, seat, [c])
+            if not t.is_trump(c):
+                lay(deal, seat, (c,))
+                return
+            deal.shown[seat] |= c.bit  # turned face up: everyone saw it
+        deal._void("redeal", same_dealer=True)
+        return
+    half = 2 if st.kind is BragKind.BIG_PANTS else 1
+    need = 2 if st.double else 1
+    stock, received, plain = st.stock, st.received[seat], ~t.trump_mask
+    hand = deal.hands[seat]
+    got = 0
+    while not got or (hand & plain).bit_count() < need:
+        if not stock:
+            deal.hands[seat] = hand
+            deal._void("redeal", same_dealer=True)
+            return
+        # A pair is the top card and the bottom card (big pants: two of each; one card when one is left).
+        group = stock[:half]
+        del stock[:half]
+        if stock:
+            group += stock[-half:][::-1]
+            del stock[-half:]
+        for c in group:
+            hand |= 1 << c.id
+        received += group
+        if not got and seat == st.bragger:
+            st.first_group = tuple(group)
+        got += 1
+    deal.hands[seat] = hand
+    deal._await(Phase.BRAG, seat)
+
+
+def _receive(deal: Deal, seat: int, cs: list[Card]) -> None:
+    received = _state(deal).received[seat]
+    m = deal.hands[seat]
+    for c in cs:
+        m |= 1 << c.id
+        received.append(c)
+    deal.hands[seat] = m
+
+
+def _resolve(deal: Deal) -> None:
+    """Turn the brag card(s): the brag tricks, who won the brag, then the exchange or the first lead."""
+    st = _state(deal)
+    t = deal.tables
+    assert t is not None
+    results = []
+    for i in range(2 if st.double else 1):
+        plays = tuple((seat, cs[i]) for seat, cs in st.laid)
+        suit = plays[0][1].suit
+        winner = max(plays, key=lambda p: t.power[p[1].id] if p[1].suit is suit else -1)[0]
+        pts = sum(c.points for _, c in plays)
+        pair = deal.pair_of[winner]
+        deal.points[pair] += pts
+        deal.tricks_won[pair] += 1
+        deal.tricks.append(Trick(st.bragger, plays, winner))
+        results.append((winner, pts))
+    bragging = deal.pair_of[st.bragger]
+    if len(results) == 1:
+        leader = results[0][0]
+    else:
+        (w1, p1), (w2, p2) = results
+        if deal.pair_of[w1] == deal.pair_of[w2]:
+            leader = w2 if p2 > p1 else w1
+        elif p1 != p2:
+            leader = w1 if p1 > p2 else w2
+        else:
+            leader = w1 if deal.pair_of[w1] == bragging else w2
+    deal._brag_leader = leader
+    deal.events.append("brag_won" if deal.pair_of[leader] == bragging else "brag_lost")
+    if deal._four_queens_redeal():
+        return
+    if deal.pair_of[leader] == bragging:
+        plan = plan_exchange(deal)
+        if plan is not None:
+            deal.exchange = plan
+            deal._await(Phase.EXCHANGE, (st.bragger + 1) % N_SEATS)
+            return
+    deal._start_play(leader)
+
+
+def _state(deal: Deal) -> BragState:
+    assert deal.brag is not None, "no brag in this deal"
+    return deal.brag
