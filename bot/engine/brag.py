@@ -11,7 +11,7 @@ from itertools import combinations, permutations
 from typing import TYPE_CHECKING
 
 from bot.engine.actions import Action, Brag, ChooseBragKind, Cut, Exchange, ExchangeGive
-from bot.engine.cards import Card, Rank, cards_of
+from bot.engine.cards import ALL_CARDS, Card, Rank, cards_of
 from bot.engine.phase import Phase, Trick
 from bot.engine.rules import BragKind, ClassicOptions
 
@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from bot.engine.deal import Deal
 
 N_SEATS = 4
+#: Shared action values: a single-card brag per card id, and the two exchange answers.
+_SINGLE = tuple(Brag((c,)) for c in ALL_CARDS)
+_YES_NO = (Exchange(True), Exchange(False))
 
 
 @dataclass
@@ -116,12 +119,12 @@ def legal(deal: Deal, seat: int) -> list[Action]:
         if seat == st.bragger:
             firsts = [c for c in st.first_group if not t.is_trump(c)]
             doubles = [Brag(p) for p in permutations(firsts, 2) if _double_pair(*p)]
-            return [*(Brag((c,)) for c in plain), *doubles]
+            return [*(_SINGLE[c.id] for c in plain), *doubles]
         if st.double:
             return [Brag(p) for p in permutations(plain, 2)]
-        return [Brag((c,)) for c in plain]
+        return [_SINGLE[c.id] for c in plain]
     if phase is Phase.EXCHANGE:
-        return [Exchange(True), Exchange(False)]
+        return list(_YES_NO)
     if phase is Phase.EXCHANGE_GIVE:
         plan = deal.exchange
         assert plan is not None
@@ -179,8 +182,11 @@ def lay(deal: Deal, seat: int, laid: tuple[Card, ...]) -> None:
     target = st.hand_size - (2 if st.double else 1)
     short = target - deal.hands[seat].bit_count()
     if short > 0:
-        _receive(deal, seat, st.stock[:short])
+        top = st.stock[:short]
         del st.stock[:short]
+        st.received[seat] += top
+        for c in top:
+            deal.hands[seat] |= 1 << c.id
     excess = deal.hands[seat].bit_count() - target
     if excess > 0:
         partner = (seat + 2) % N_SEATS
@@ -238,15 +244,15 @@ def plan_exchange(deal: Deal) -> ExchangePlan | None:
     c1 = (deal.hands[n1] & t.trump_mask).bit_count()
     c2 = (deal.hands[n2] & t.trump_mask).bit_count()
     strong, open_ = (n1, n2) if c1 >= c2 else (n2, n1)
-    trumps = sorted(cards_of(deal.hands[open_] & t.trump_mask), key=lambda c: -t.power[c.id])
+    trumps = cards_of(deal.hands[open_] & t.trump_mask)
     plain = (deal.hands[strong] & ~t.trump_mask).bit_count()
     if not trumps:
         return None
     if plain >= len(trumps):
         return ExchangePlan(strong, open_, tuple(trumps))
-    lowest = trumps[-1]
+    lowest = min(trumps, key=lambda c: t.power[c.id])
     small = lowest.suit is t.trump and lowest.rank not in (Rank.QUEEN, Rank.JACK) and lowest != t.top
-    giving = tuple(trumps[:-1])
+    giving = tuple(c for c in trumps if c != lowest)
     if not small or not giving or plain < len(giving):
         return None
     return ExchangePlan(strong, open_, giving)

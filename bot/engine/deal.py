@@ -114,15 +114,20 @@ class Deal:
         dealer: int,
         deal_no: int = 1,
         eggs_before: int = 0,
+        *,
+        checked: bool = False,
     ) -> None:
         if dealer not in range(N_SEATS):
             raise KozelError(f"dealer must be a seat 0-3, not {dealer!r}")
         if deal_no < 1:
             raise KozelError(f"deal_no starts at 1, not {deal_no!r}")
         self.rules = rules
-        self.deck = tuple([ALL_CARDS[c.id] for c in deck])
+        # ``checked``: the deck comes from Deal.shuffled (canonical cards, a permutation of the deck).
+        self.deck = tuple(deck) if checked else tuple([ALL_CARDS[c.id] for c in deck])
         expected = deck_for(rules.deck_size)
-        if len(self.deck) != len(expected) or mask_of(self.deck) != deck_mask(rules.deck_size):
+        if not checked and (
+            len(self.deck) != len(expected) or mask_of(self.deck) != deck_mask(rules.deck_size)
+        ):
             seen = set(self.deck)
             missing = [c for c in expected if c not in seen]
             extra = [c for c in self.deck if c not in set(expected)]
@@ -190,7 +195,7 @@ class Deal:
         for i in range(len(deck) - 1, 0, -1):
             j = int(rnd() * (i + 1))
             deck[i], deck[j] = deck[j], deck[i]
-        return cls(rules, deck, dealer, deal_no, eggs_before)
+        return cls(rules, deck, dealer, deal_no, eggs_before, checked=True)
 
     # ------------------------------------------------------------------ dealing
 
@@ -614,24 +619,25 @@ class Deal:
             raise IllegalMoveError(self._why_not_action(seat, action))
         self.moves.append((seat, action))
         self._legal_seat = -1
-        if isinstance(action, Declare):
-            self._declare(seat, action.suit)
+        # Most frequent first: four brag lays per brag deal.
+        if isinstance(action, Brag):
+            brag.lay(self, seat, action.cards)
+        elif isinstance(action, Exchange):
+            brag.exchange_decision(self, seat, action.accept)
         elif isinstance(action, Swap):
             self._swap(seat, action.accept)
         elif isinstance(action, SwapReturn):
             self._swap_return(seat, ALL_CARDS[action.card.id])
+        elif isinstance(action, Declare):
+            self._declare(seat, action.suit)
+        elif isinstance(action, ExchangeGive):
+            brag.give(self, action.cards)
         elif isinstance(action, ChooseBragKind):
             self.events.append(f"brag_{action.kind.value}")
             brag.begin(self, action.kind)
         elif isinstance(action, Cut):
             brag.cut(self, action.at)
-        elif isinstance(action, Brag):
-            brag.lay(self, seat, tuple(ALL_CARDS[c.id] for c in action.cards))
-        elif isinstance(action, Exchange):
-            brag.exchange_decision(self, seat, action.accept)
-        elif isinstance(action, ExchangeGive):
-            brag.give(self, tuple(ALL_CARDS[c.id] for c in action.cards))
-        else:  # pragma: no cover - legal_actions offers nothing else yet
+        else:  # pragma: no cover - legal_actions offers nothing else
             raise IllegalMoveError(f"seat {seat} cannot {_describe(action)} in this deal")
 
     def _allowed(self, seat: int, action: Action) -> bool:
