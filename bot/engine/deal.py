@@ -2,7 +2,13 @@
 
 The state is mutable and compact (hands are bit masks over ``Card.id``) because bot players copy and
 replay it thousands of times per decision; everything a seat may know is exposed through
-:meth:`Deal.view_for`, and every change goes through :meth:`Deal.apply`.
+:func:`bot.engine.view.view_for`, and every change goes through :meth:`Deal.apply`.
+
+Seats, pairs and turn order are data, not assumptions: ``pair_of`` is per deal (a lone player against
+a pair formed for one deal, as in ``sochi``, is a different ``pair_of``), each trick's ``order`` is
+computed when it starts (the open hand plays last; a blind seat would be one whose only action is to
+turn its next card), and scores are kept per pair by :class:`bot.engine.match.Match` (individual
+scores are pairs of one).
 """
 
 from __future__ import annotations

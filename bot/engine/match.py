@@ -34,6 +34,14 @@ class Match:
         if self.dealer not in range(N_SEATS):
             raise KozelError(f"dealer must be a seat 0-3, not {self.dealer!r}")
 
+    @classmethod
+    def start(cls, rules: Rules, rng: random.Random) -> Match:
+        """A new match whose first dealer is drawn at random (RULES.md §1).
+
+        flip's "the player who draws the lowest card deals" is the same uniform draw.
+        """
+        return cls(rules, dealer=int(rng.random() * N_SEATS))
+
     @property
     def over(self) -> bool:
         """Whether a pair has reached the match target."""

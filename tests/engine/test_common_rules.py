@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from bot.engine import (
@@ -249,6 +251,12 @@ def test_deal_scoring_eggs_charge_no_one() -> None:
     match = Match(CLASSIC, dealer=0)
     match.add(_result(penalty=(0, 0), events=("eggs",)))
     assert match.eggs == 1 and match.penalty == [0, 0]
+
+
+def test_dealer_first_is_drawn_at_random() -> None:
+    dealers = {Match.start(CLASSIC, random.Random(seed)).dealer for seed in range(60)}
+    assert dealers == {0, 1, 2, 3}
+    assert Match.start(CLASSIC, random.Random(5)).dealer == Match.start(CLASSIC, random.Random(5)).dealer
 
 
 def test_dealer_passes_clockwise() -> None:
