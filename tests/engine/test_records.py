@@ -166,3 +166,17 @@ def test_replay_cli_refuses_with_index_and_nonzero_exit() -> None:
     assert out.returncode == 1 and "refused: move 1:" in out.stderr and out.stdout == ""
     out = _cli("-", stdin="{not json")
     assert out.returncode == 2 and "cannot read" in out.stderr
+
+
+def test_bench_cli_prints_one_json_line_per_preset() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bot.engine.bench", "--deals", "30", "--runs", "1"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=True,
+    )
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [line["preset"] for line in lines] == ["classic", "flip", "draw"]
+    assert all(line["deals_per_s"] > 0 and line["api_deals_per_s"] > 0 for line in lines)
