@@ -34,7 +34,14 @@ class RandomPlayer:
         return view.legal[int(rng.random() * len(view.legal))]
 
 
-_FACTORIES: dict[str, str] = {"random": "bot.engine.ai.base:RandomPlayer"}
+_FACTORIES: dict[str, str] = {
+    "random": "bot.engine.ai.base:RandomPlayer",
+    "easy": "bot.engine.ai.easy:EasyPlayer",
+    "medium": "bot.engine.ai.search:medium",
+    "hard": "bot.engine.ai.search:hard",
+    # The all-hands-open ceiling: it reads the whole deal, so only the arena may seat it.
+    "cheat": "bot.engine.ai.search:cheat",
+}
 #: Level names in increasing strength (levels not yet built are absent from ``_FACTORIES``).
 LEVELS = ("random", "easy", "medium", "hard")
 

@@ -1,0 +1,232 @@
+"""Determinisation: worlds consistent with everything one seat has seen, and the true world of a deal.
+
+A seat knows its own hand, every card played, the cards it saw in other hands (flip's turned-up cards,
+the swapped card, the open hand) and how many cards each hand and draw's stock hold. Failing to follow
+shows a void (and, where a void player must trump, no trumps either); a draw leader whose pair led the
+last trick and still led a trump shows he held no plain card. Draw's voids last only until the next
+draw from the stock. :func:`sample_world` deals the unseen cards at random within those constraints.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from bot.engine.cards import Card, Rank, mask_of
+from bot.engine.deal import Deal, Phase
+from bot.engine.errors import KozelError
+from bot.engine.rules import ClassicOptions
+from bot.engine.view import SeatView
+
+from .world import N_SEATS, PAIR_OF, Static, World, bits_of
+
+STOCK = N_SEATS  # the draw pile takes part in sampling as a fifth "seat"
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """What one seat knows about where the unseen cards lie, ready for sampling."""
+
+    static: Static
+    me: int
+    #: Per seat: the cards known to be there (own hand, seen cards); index 4 is unused.
+    known: tuple[int, ...]
+    #: Per seat and the stock: how many unseen cards go there.
+    need: tuple[int, ...]
+    #: Per seat and the stock: which unseen cards may go there (voids removed).
+    allowed: tuple[int, ...]
+    unseen: tuple[int, ...]
+    leader: int
+    trick: tuple[tuple[int, int], ...]
+    pts: tuple[int, int]
+    won: tuple[int, int]
+    restricted: bool
+    first: int
+
+
+def open_seat_of(view: SeatView) -> int | None:
+    """The open hand's seat in classic after an exchange (``None`` elsewhere or before the engine has it)."""
+    seat = getattr(view, "open_seat", None)
+    return seat if isinstance(seat, int) else None
+
+
+def eggs_before_of(view: SeatView) -> int:
+    """Consecutive eggs before this deal, read back from the view's multiplier (a power of two)."""
+    return max(view.multiplier, 1).bit_length() - 1
+
+
+def brag_tricks(view: SeatView) -> int:
+    """How many of ``view.tricks`` are classic's brag tricks (laid face up, nobody follows)."""
+    if view.rules.preset != "classic" or view.deal_no < 2 or not view.tricks:
+        return 0
+    t = view.tables
+    if t is None or len(view.tricks) < 2:
+        return min(len(view.tricks), 1)
+    a, b = view.tricks[0], view.tricks[1]
+    same_order = [s for s, _ in a.plays] == [s for s, _ in b.plays] and a.leader == b.leader
+    plain = all(not t.is_trump(c) for tr in (a, b) for _, c in tr.plays)
+    c1, c2 = a.plays[0][1], b.plays[0][1]
+    pairable = c1.suit is c2.suit or c1.rank is c2.rank is Rank.ACE
+    return 2 if same_order and plain and pairable else 1
+
+
+def knowledge(view: SeatView) -> Knowledge:
+    """Everything ``view``'s seat knows about the hidden cards, in the play phase."""
+    if view.phase is not Phase.PLAY or view.tables is None:
+        raise KozelError(f"worlds are sampled in the play phase, not in {view.phase.value!r}")
+    t = view.tables
+    open_seat = open_seat_of(view)
+    static = Static(view.rules, t, eggs_before_of(view), open_seat)
+    me = view.seat
+    known = [mask_of(list(cs)) for cs in view.seen]
+    known[me] = mask_of(list(view.hand))
+    unseen = mask_of(list(view.unseen()))
+    need = [0] * (N_SEATS + 1)
+    for h in range(N_SEATS):
+        if h != me:
+            need[h] = view.hand_sizes[h] - known[h].bit_count()
+    need[STOCK] = view.stock_size
+    voids = _voids(view, static)
+    allowed = [unseen & ~voids[h] for h in range(N_SEATS)] + [unseen]
+    leader = view.trick[0][0] if view.trick else view.to_act
+    assert leader is not None
+    restricted = False
+    if static.is_draw and not view.trick:
+        restricted = not view.tricks or PAIR_OF[leader] == PAIR_OF[view.tricks[-1].leader]
+    first = 0
+    opts = view.rules.options
+    if (
+        isinstance(opts, ClassicOptions)
+        and opts.first_lead_trump_ace
+        and len(view.tricks) == brag_tricks(view)
+    ):
+        first = Card(Rank.ACE, t.trump).bit
+    return Knowledge(
+        static=static,
+        me=me,
+        known=tuple(known),
+        need=tuple(need),
+        allowed=tuple(allowed),
+        unseen=tuple(bits_of(unseen)),
+        leader=leader,
+        trick=tuple((s, c.bit) for s, c in view.trick),
+        pts=view.points,
+        won=view.tricks_won,
+        restricted=restricted,
+        first=first,
+    )
+
+
+def _voids(view: SeatView, static: Static) -> list[int]:
+    """Per seat, the cards it cannot hold (whole effective suits it showed itself void in)."""
+    t = view.tables
+    assert t is not None
+    voids = [0] * N_SEATS
+    skip = brag_tricks(view)
+    tricks = [tr.plays for tr in view.tricks[skip:]]
+    if view.trick:
+        tricks.append(view.trick)
+    # In draw a void lasts only until the next draw: only tricks after which nobody drew count.
+    n_draws = 0
+    if static.is_draw:
+        n_draws = (view.rules.deck_size - 4 * N_SEATS) // N_SEATS
+    plain_mask = t.deck_mask & ~t.trump_mask
+    for i, plays in enumerate(tricks):
+        if static.is_draw and i < n_draws:
+            continue
+        lead_seat, led = plays[0]
+        e = t.eff[led.id]
+        if static.is_draw and e == 0 and i > 0:
+            prev_leader = tricks[i - 1][0][0]
+            if PAIR_OF[prev_leader] == PAIR_OF[lead_seat]:
+                voids[lead_seat] |= plain_mask  # a restricted leader leads a trump only with no plain card
+        for seat, c in plays[1:]:
+            if seat == static.open_seat or t.eff[c.id] == e:
+                continue
+            if e == 0 and static.matadors and led.bit & static.mat_mask:
+                continue  # he may have kept higher matadors back
+            voids[seat] |= t.suit_masks[e]
+            if static.must_trump and t.eff[c.id] != 0:
+                voids[seat] |= t.trump_mask
+    return voids
+
+
+def sample_world(k: Knowledge, rng: random.Random, tries: int = 30) -> World:
+    """A world drawn at random from those consistent with ``k`` (voids dropped if they cannot all hold)."""
+    for attempt in range(tries + 1):
+        placed = _place(k, rng, strict=attempt < tries)
+        if placed is not None:
+            hands, stock = placed
+            return World(
+                k.static,
+                hands,
+                k.leader,
+                list(k.trick),
+                list(k.pts),
+                list(k.won),
+                stock,
+                k.restricted,
+                k.first,
+            )
+    raise KozelError("no world fits the view")  # pragma: no cover - the last try ignores voids
+
+
+def _place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], list[int]] | None:
+    rnd = rng.random
+    left = list(k.need)
+    allowed = k.allowed if strict else tuple(0 if n == 0 else -1 for n in k.need)
+    cards = list(k.unseen)
+    for i in range(len(cards) - 1, 0, -1):
+        j = int(rnd() * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
+    # Most constrained cards first, so a void seat's capacity is not used up by cards anyone could take.
+    cards.sort(key=lambda b: sum(1 for a in allowed if a & b))
+    hands = list(k.known[:N_SEATS])
+    stock: list[int] = []
+    for b in cards:
+        total = 0
+        for h in range(N_SEATS + 1):
+            if left[h] and allowed[h] & b:
+                total += left[h]
+        if not total:
+            return None
+        r = int(rnd() * total)
+        for h in range(N_SEATS + 1):
+            if left[h] and allowed[h] & b:
+                r -= left[h]
+                if r < 0:
+                    break
+        left[h] -= 1
+        if h == STOCK:
+            stock.append(b)
+        else:
+            hands[h] |= b
+    for i in range(len(stock) - 1, 0, -1):  # the sort above must not leak into the draw order
+        j = int(rnd() * (i + 1))
+        stock[i], stock[j] = stock[j], stock[i]
+    return hands, stock
+
+
+def true_world(deal: Deal) -> World:
+    """The deal's actual world (every hand open): the cheating ceiling and the tests use it."""
+    if deal.phase is not Phase.PLAY or deal.tables is None:
+        raise KozelError(f"a world starts in the play phase, not in {deal.phase.value!r}")
+    open_seat = getattr(deal, "open_seat", None)
+    static = Static(deal.rules, deal.tables, deal.eggs_before, open_seat)
+    first_card = deal._first_lead_card
+    first = first_card.bit if first_card is not None and not deal.trick and _no_play_yet(deal) else 0
+    return World(
+        static,
+        deal.hands.copy(),
+        deal.order[0],
+        [(s, c.bit) for s, c in deal.trick],
+        deal.points.copy(),
+        deal.tricks_won.copy(),
+        [c.bit for c in deal.stock],
+        bool(deal._restricted_lead) and not deal.trick,
+        first,
+    )
+
+
+def _no_play_yet(deal: Deal) -> bool:
+    return not deal.tricks

@@ -1,0 +1,80 @@
+"""Bots see only the per-seat view: permuting the cards a seat cannot see changes none of its decisions."""
+
+from __future__ import annotations
+
+import pickle
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from bot.engine import Deal, Phase, Rules, view_for
+from bot.engine.ai.base import make_player
+from bot.engine.ai.pool import decide, decide_in_process
+from tests.engine.test_properties import IDS, RULESETS
+
+LEVELS = ["random", "easy", "tests.ai.players:tiny_medium", "tests.ai.players:tiny_hard"]
+
+
+def permuted(deal: Deal, seat: int, rng: random.Random) -> Deal:
+    """A copy of ``deal`` with the cards hidden from ``seat`` shuffled among the other hands and the stock."""
+    other = deal.copy()
+    view = view_for(deal, seat)
+    hidden = {c.id for c in view.unseen()}
+    slots: list[tuple[int, int]] = []  # (seat or -1 for the stock, index) of each hidden card
+    ids: list[int] = []
+    for h in range(4):
+        for c in deal.hand(h):
+            if c.id in hidden:
+                slots.append((h, 0))
+                ids.append(c.id)
+                other.hands[h] &= ~c.bit
+    stock_pos = [i for i, c in enumerate(deal.stock) if c.id in hidden]
+    for i in stock_pos:
+        ids.append(deal.stock[i].id)
+    rng.shuffle(ids)
+    from bot.engine.cards import ALL_CARDS
+
+    it = iter(ids)
+    for h, _ in slots:
+        other.hands[h] |= 1 << next(it)
+    for i in stock_pos:
+        other.stock[i] = ALL_CARDS[next(it)]
+    other._legal_seat = -1
+    return other
+
+
+@pytest.mark.parametrize("rules", RULESETS, ids=IDS)
+def test_decisions_do_not_depend_on_hidden_cards(rules: Rules) -> None:
+    rng = random.Random(5)
+    players = [make_player(n) for n in LEVELS]
+    differed = 0
+    for i in range(6):
+        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 2)
+        while not deal.over:
+            seat = deal.to_act
+            assert seat is not None
+            if deal.phase is Phase.PLAY:
+                other = permuted(deal, seat, rng)
+                differed += other.hands != deal.hands
+                view, view2 = view_for(deal, seat), view_for(other, seat)
+                assert view == view2
+                for p in players:
+                    assert p.decide(view, random.Random(i)) == p.decide(view2, random.Random(i)), p.name
+            acts = deal.legal_actions(seat)
+            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    assert differed
+
+
+def test_views_and_actions_pickle_and_decide_in_a_pool() -> None:
+    rules = Rules.make("flip")
+    deal = Deal.shuffled(rules, random.Random(3), dealer=0)
+    seat = deal.to_act
+    assert seat is not None
+    view = view_for(deal, seat)
+    assert pickle.loads(pickle.dumps(view)) == view
+    action = decide("easy", view, seed=1)
+    assert pickle.loads(pickle.dumps(action)) == action
+    # A thread pool stands in for the app's process pool: the same Executor interface.
+    with ThreadPoolExecutor(1) as pool:
+        assert decide_in_process(pool, "easy", view, seed=1).result() == action

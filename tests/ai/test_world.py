@@ -1,0 +1,42 @@
+"""The search model agrees with the engine: same legal cards at every step, same deal value at the end."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.engine import Deal, Phase, Rules
+from bot.engine.ai.sample import true_world
+from bot.engine.arena import deal_value
+from tests.engine.test_properties import IDS, RULESETS
+
+
+@pytest.mark.parametrize("rules", RULESETS, ids=IDS)
+def test_world_follows_the_engine_card_for_card(rules: Rules) -> None:
+    rng = random.Random(11)
+    checked = 0
+    for i in range(12):
+        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
+        w = None
+        while not deal.over:
+            seat = deal.to_act
+            assert seat is not None
+            if deal.phase is Phase.PLAY:
+                if w is None:
+                    w = true_world(deal)
+                assert w.to_act() == seat
+                assert w.legal(seat) == deal.legal_mask(seat)
+                acts = deal.legal_actions(seat)
+                action = acts[int(rng.random() * len(acts))]
+                w.play(action.card.bit)  # type: ignore[union-attr]
+                deal.apply(seat, action)
+            else:
+                acts = deal.legal_actions(seat)
+                deal.apply(seat, acts[int(rng.random() * len(acts))])
+        assert deal.result is not None
+        if w is not None:
+            assert w.over
+            assert w.value0() == deal_value(rules, deal.result, 0)
+            checked += 1
+    assert checked
