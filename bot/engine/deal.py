@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from bot.engine import brag
+from bot.engine import brag, flip
 from bot.engine.actions import (
     Action,
     Brag,
@@ -50,7 +50,7 @@ from bot.engine.errors import IllegalMoveError, KozelError
 from bot.engine.order import TRUMP, Tables, tables_for
 from bot.engine.phase import Phase as Phase  # re-exported: Phase and Trick were born here
 from bot.engine.phase import Trick as Trick
-from bot.engine.rules import ClassicOptions, FlipOptions, Rules, TrumpMode
+from bot.engine.rules import ClassicOptions, Rules
 from bot.engine.scoring import DealScore, score_deal
 
 N_SEATS = 4
@@ -60,7 +60,6 @@ _QUEENS_MASK = mask_of([Card(Rank.QUEEN, s) for s in SUITS])
 _QC_ID = QUEEN_OF_CLUBS.id
 _JC_ID = JACK_OF_CLUBS.id
 _JC_BIT = JACK_OF_CLUBS.bit
-_HIGH_RANKS = frozenset((Rank.QUEEN, Rank.JACK))
 _NEXT = tuple((s + 1) % N_SEATS for s in range(N_SEATS))
 CLOCKWISE = tuple(tuple((lead + k) % N_SEATS for k in range(N_SEATS)) for lead in range(N_SEATS))
 #: ``OPEN_LAST[open][leader]``: the others clockwise from the leader, then the open hand.
@@ -100,14 +99,6 @@ class DealResult:
         if self.multiplier != 1:
             out["multiplier"] = self.multiplier
         return out
-
-
-@dataclass(slots=True)
-class _Pending:
-    """Decisions queued before the first lead (flip's swap)."""
-
-    swap_queue: list[int] = field(default_factory=list)
-    swapper: int | None = None
 
 
 class Deal:
@@ -169,7 +160,7 @@ class Deal:
         self.moves: list[tuple[int, Action]] = []
         self.result: DealResult | None = None
         self.jack_holder: int | None = None
-        self._pending = _Pending()
+        self.swaps = flip.SwapState()
         self._led_eff = -1
         self._best_seat = -1
         self._best_power = -1
@@ -234,60 +225,7 @@ class Deal:
             self._restricted_lead = True
             self._start_play(self.dealer)
         else:
-            self._deal_flip()
-
-    def _deal_flip(self) -> None:
-        opts = self.rules.options
-        assert isinstance(opts, FlipOptions)
-        mode = opts.trump_mode
-        if mode is TrumpMode.JACK_DECLARES and self.deal_no > 1:
-            mode = TrumpMode.TURN_UP
-        if mode is TrumpMode.TURN_UP:
-            self._turn_up(opts)
-        elif mode is TrumpMode.FIRST_CARD:
-            self._one_at_a_time(self.deck, self.left)
-            self._after_flip_trump(self.deck[0].suit)
-        elif mode is TrumpMode.DECLARE:
-            self._give(self.left, self.deck[:3])
-            self._declaring_after_three = True
-            self._await(Phase.DECLARE, self.left)
-        else:  # jack_declares, first deal
-            self._one_at_a_time(self.deck, self.left)
-            self._await(Phase.DECLARE, self._holder(JACK_OF_CLUBS))
-
-    def _turn_up(self, opts: FlipOptions) -> None:
-        top = self.rules.top_trump
-        n = 0
-        while self.deck[n].id == top.id or self.deck[n].rank in _HIGH_RANKS:
-            n += 1
-        n += 1  # the card that set trump stays face up in the hand too
-        shown = self.deck[:n]
-        hand_size = self.rules.hand_size
-        if n > hand_size:
-            self._give(self.left, shown[:hand_size])
-            self.shown[self.left] = self.hands[self.left]
-            self._void("deal_passes", same_dealer=False)
-            return
-        self._give(self.left, shown)
-        self.shown[self.left] = self.hands[self.left]
-        if opts.pass_on_bad_turn:
-            others = [c for c in shown if c.rank in (Rank.QUEEN, Rank.JACK) and c != QUEEN_OF_CLUBS]
-            if top in shown or QUEEN_OF_CLUBS in shown or len(others) >= 3:
-                self._void("deal_passes", same_dealer=False)
-                return
-        pos = n
-        for k in range(1, N_SEATS):
-            self._give((self.left + k) % N_SEATS, self.deck[pos : pos + n])
-            pos += n
-        self._one_at_a_time(self.deck[pos:], self.left)
-        self._after_flip_trump(shown[-1].suit)
-
-    def _after_flip_trump(self, trump: Suit) -> None:
-        self._set_trump(trump)
-        if self._four_queens_redeal():
-            return
-        self._pending.swap_queue = [(self.left + k) % N_SEATS for k in range(N_SEATS)]
-        self._next_swap()
+            flip.deal_cards(self)
 
     def _one_at_a_time(self, cs: Sequence[Card], first: int) -> None:
         hands = self.hands
@@ -353,56 +291,6 @@ class Deal:
     def _await(self, phase: Phase, seat: int) -> None:
         self.phase = phase
         self.to_act = seat
-
-    # ---------------------------------------------------------- decisions before play
-
-    def _declare(self, seat: int, suit: Suit | None) -> None:
-        if self._declaring_after_three:
-            # The declarer has seen three cards; now the others get three each, then the rest singly.
-            self._declaring_after_three = False
-            rest = self.deck[3:]
-            for k in range(1, N_SEATS):
-                self._give((seat + k) % N_SEATS, rest[3 * (k - 1) : 3 * k])
-            singles = rest[3 * (N_SEATS - 1) :]
-            self._one_at_a_time(singles, seat)
-            if suit is None:
-                suit = singles[(self.rules.hand_size - 3 - 1) * N_SEATS].suit
-        assert suit is not None, "legal_actions offers 'by the last' only after three cards"
-        self.events.append(f"declared_{suit.value}")
-        self._after_flip_trump(suit)
-
-    def _trump_count(self, seat: int) -> int:
-        return (self.hands[seat] & self._tables.trump_mask).bit_count()
-
-    def _next_swap(self) -> None:
-        q = self._pending.swap_queue
-        while q:
-            seat = q.pop(0)
-            if self._trump_count(seat) == 1:
-                self._await(Phase.SWAP, seat)
-                return
-        self._start_play(self.left)
-
-    def _swap(self, seat: int, accept: bool) -> None:
-        if not accept:
-            self._next_swap()
-            return
-        self._pending.swapper = seat
-        self._await(Phase.SWAP_RETURN, (seat + 2) % N_SEATS)
-
-    def _swap_return(self, seat: int, c: Card) -> None:
-        swapper = self._pending.swapper
-        assert swapper is not None
-        trump_bit = self.hands[swapper] & self._tables.trump_mask
-        self.hands[swapper] ^= trump_bit | c.bit
-        self.hands[seat] ^= trump_bit | c.bit
-        self.shown[swapper] &= ~trump_bit
-        self.shown[seat] &= ~c.bit
-        self.known[swapper][seat] |= trump_bit
-        self.known[seat][swapper] |= c.bit
-        self.events.append("swap")
-        self._pending.swapper = None
-        self._next_swap()
 
     # ------------------------------------------------------------------ play
 
@@ -631,11 +519,11 @@ class Deal:
         elif isinstance(action, Exchange):
             brag.exchange_decision(self, seat, action.accept)
         elif isinstance(action, Swap):
-            self._swap(seat, action.accept)
+            flip.swap(self, seat, action.accept)
         elif isinstance(action, SwapReturn):
-            self._swap_return(seat, ALL_CARDS[action.card.id])
+            flip.swap_return(self, seat, ALL_CARDS[action.card.id])
         elif isinstance(action, Declare):
-            self._declare(seat, action.suit)
+            flip.declare(self, seat, action.suit)
         elif isinstance(action, ExchangeGive):
             brag.give(self, action.cards)
         elif isinstance(action, ChooseBragKind):
@@ -680,7 +568,7 @@ class Deal:
         new.tricks_won = self.tricks_won.copy()
         new.events = self.events.copy()
         new.moves = self.moves.copy()
-        new._pending = _Pending(self._pending.swap_queue.copy(), self._pending.swapper)
+        new.swaps = self.swaps.copy()
         new.brag = self.brag.copy() if self.brag is not None else None
         return new
 
