@@ -1,0 +1,72 @@
+"""Configuration from the environment: defaults, modes and a clear error for each bad value."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.config import ConfigError, load_config
+
+TOKEN = "123456789:" + "A" * 35
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (
+        "BOT_TOKEN",
+        "REDIS_URL",
+        "BOT_API_BASE_URL",
+        "WEBHOOK_URL",
+        "WEBHOOK_SECRET",
+        "LOG_LEVEL",
+        "DEFAULT_LANGUAGE",
+        "DATA_DIR",
+        "BOT_DELAY",
+        "WEBHOOK_PORT",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_config_defaults_run_the_sandbox() -> None:
+    config = load_config()
+    assert config.mode == "sandbox" and config.redis_url is None and config.default_language == "ru"
+
+
+def test_config_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BOT_TOKEN", TOKEN)
+    monkeypatch.setenv("REDIS_URL", "redis://redis:6379/0")
+    monkeypatch.setenv("LOG_LEVEL", "debug")
+    config = load_config()
+    assert config.mode == "polling" and config.log_level == "DEBUG"
+    assert config.bot_token is not None and config.bot_token.get_secret_value() == TOKEN
+    assert TOKEN not in repr(config), "the token must not leak into logs"
+    monkeypatch.setenv("WEBHOOK_URL", "https://kozel.example.org/tg")
+    monkeypatch.setenv("WEBHOOK_SECRET", "s3cret_token-1")
+    assert load_config().mode == "webhook"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"BOT_TOKEN": "12345"}, "BOT_TOKEN: does not look like a bot token"),
+        ({"REDIS_URL": "localhost:6379"}, "REDIS_URL: must start with redis://"),
+        ({"BOT_API_BASE_URL": "ftp://x"}, "BOT_API_BASE_URL: must be an http"),
+        ({"LOG_LEVEL": "loud"}, "LOG_LEVEL"),
+        ({"DEFAULT_LANGUAGE": "de"}, "DEFAULT_LANGUAGE"),
+        ({"WEBHOOK_PORT": "http"}, "WEBHOOK_PORT"),
+        ({"BOT_DELAY": "-1"}, "BOT_DELAY"),
+        ({"WEBHOOK_URL": "https://x.org/tg"}, "WEBHOOK_URL needs BOT_TOKEN"),
+        ({"BOT_TOKEN": TOKEN, "WEBHOOK_URL": "https://x.org/tg"}, "needs WEBHOOK_SECRET"),
+        ({"BOT_TOKEN": TOKEN, "WEBHOOK_URL": "http://x.org/tg", "WEBHOOK_SECRET": "abc"}, "must be https://"),
+        (
+            {"BOT_TOKEN": TOKEN, "WEBHOOK_URL": "https://x.org", "WEBHOOK_SECRET": "no spaces"},
+            "WEBHOOK_SECRET",
+        ),
+    ],
+)
+def test_config_refuses_a_bad_value_by_name(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], message: str
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError, match=message):
+        load_config()
