@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint run bench replay clean
+.PHONY: install test lint run bench bot-bench replay clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -26,6 +26,9 @@ run: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bot.engine.bench
+
+bot-bench: $(STAMP)
+	$(BIN)/python -m bot.bench --tables 100
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

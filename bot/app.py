@@ -1,83 +1,165 @@
-"""The bot's composition root: ``build_application`` wires the Telegram application together.
-
-PLACEHOLDER — to be replaced by the real Kozel bot (a later issue). It only exists so that the
-sandbox (``python -m bot``) and the emulator's end-to-end tests have a real application to run:
-/start (echoes a deep-link payload), /help, and /demo in groups (a message with two inline buttons
-whose taps edit that message). Keep the ``build_application`` signature when replacing it.
-"""
+"""The bot's composition root: ``build_application`` wires storage, outbox, presenter and handlers."""
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.constants import ParseMode
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler, ContextTypes, filters
+import hashlib
+import logging
+import os
+from concurrent.futures import Executor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
 
-DEMO_CHOICES = {"demo:trumps": "♣ Трефы — козыри", "demo:pass": "🤷 Пас"}
+from telegram import Update
+from telegram.ext import AIORateLimiter, Application, ContextTypes
 
+from bot.handlers import register
+from bot.handlers.bots import BotDriver
+from bot.handlers.codec import Codec
+from bot.handlers.commands import set_commands
+from bot.handlers.outbox import Outbox, Pace
+from bot.handlers.presenter import Presenter
+from bot.handlers.services import Services, Settings
+from bot.storage import EmbeddedRedis, RedisStorage, Storage
 
-async def _start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Greet the user, echoing the deep-link payload if the bot was started through one."""
-    if update.effective_message is None:
-        return
-    if context.args:
-        text = f"Привет! Вы пришли по ссылке с кодом <code>{context.args[0]}</code>."
-    else:
-        text = "Привет! Я бот для игры в Козла. Добавьте меня в группу и наберите /demo."
-    await update.effective_message.reply_text(text, parse_mode=ParseMode.HTML)
-
-
-async def _help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """List the placeholder's commands."""
-    if update.effective_message is None:
-        return
-    await update.effective_message.reply_text(
-        "Команды (заглушка до настоящего бота):\n/start — начать\n/help — справка\n/demo — кнопки (в группе)"
-    )
-
-
-async def _demo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Post a message with two inline buttons in a group."""
-    if update.effective_message is None:
-        return
-    keyboard = InlineKeyboardMarkup(
-        [[InlineKeyboardButton(label, callback_data=data)] for data, label in DEMO_CHOICES.items()]
-    )
-    await update.effective_message.reply_text(
-        "<b>Демо</b>: что объявляете?", parse_mode=ParseMode.HTML, reply_markup=keyboard
-    )
-
-
-async def _demo_private(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Explain that /demo is for groups."""
-    if update.effective_message is not None:
-        await update.effective_message.reply_text("Команда /demo работает в группе.")
-
-
-async def _demo_tap(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Answer a demo button tap and edit the message to show who chose what."""
-    query = update.callback_query
-    if query is None or query.data not in DEMO_CHOICES:
-        return
-    await query.answer(f"Вы выбрали: {DEMO_CHOICES[query.data]}")
-    who = query.from_user.first_name
-    await query.edit_message_text(
-        f"<b>Демо</b>: {who} выбирает «{DEMO_CHOICES[query.data]}».", parse_mode=ParseMode.HTML
-    )
+AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+_LOG = logging.getLogger(__name__)
 
 
 def build_application(
-    token: str, *, base_url: str | None = None, base_file_url: str | None = None
-) -> Application:  # type: ignore[type-arg]
-    """Build the (placeholder) bot application, optionally against a non-Telegram Bot API server."""
+    token: str,
+    *,
+    base_url: str | None = None,
+    base_file_url: str | None = None,
+    redis_url: str | None = None,
+    storage: Storage | None = None,
+    settings: Settings | None = None,
+    pace: Pace | None = None,
+    rate_limiter: bool = True,
+    executor: Executor | None = None,
+    data_dir: str = "data",
+) -> AnyApplication:
+    """Build the Kozel bot.
+
+    Storage: ``storage`` if given (the caller owns it), else Redis at ``redis_url`` or ``$REDIS_URL``,
+    else an embedded redis-server with its data in ``data_dir``. ``settings`` tunes bot delays,
+    expiry and pacing; ``pace`` is the clock the outbox paces by (tests pass a virtual one);
+    ``rate_limiter`` adds python-telegram-bot's AIORateLimiter as a safety net behind the outbox.
+    """
+    settings = settings or Settings()
     builder = Application.builder().token(token)
     if base_url is not None:
         builder = builder.base_url(base_url)
     if base_file_url is not None:
         builder = builder.base_file_url(base_file_url)
+    if rate_limiter:
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))  # type: ignore[arg-type]
+    # Taps of different tables are handled concurrently; one table's are serialised by its lock.
+    builder = builder.concurrent_updates(32)
+    # httpx scans its whole pool on every request: a smaller pool costs less CPU per call, and the
+    # outbox keeps at most one call per chat in flight; a full pool waits rather than failing.
+    builder = builder.connection_pool_size(64).pool_timeout(30.0)
+    pool = executor or ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot-player")
+    wiring = _Wiring(
+        token, settings, storage, redis_url, data_dir, pace, pool, owned_executor=executor is None
+    )
+    builder = builder.application_class(KozelApplication, kwargs={"wiring": wiring})
     application = builder.build()
-    application.add_handler(CommandHandler("start", _start))
-    application.add_handler(CommandHandler("help", _help))
-    application.add_handler(CommandHandler("demo", _demo, filters=filters.ChatType.GROUPS))
-    application.add_handler(CommandHandler("demo", _demo_private, filters=filters.ChatType.PRIVATE))
-    application.add_handler(CallbackQueryHandler(_demo_tap, pattern=r"^demo:"))
+    register(application)
+    application.add_error_handler(_log_error)
     return application
+
+
+@dataclass
+class _Wiring:
+    """What the application sets up on initialize and tears down on shutdown."""
+
+    token: str
+    settings: Settings
+    storage: Storage | None
+    redis_url: str | None
+    data_dir: str
+    pace: Pace | None
+    executor: Executor
+    owned_executor: bool
+    embedded: list[EmbeddedRedis] = field(default_factory=list)
+
+
+class KozelApplication(Application):  # type: ignore[type-arg]
+    """The Application, plus the bot's services built on initialize (which every way of running calls)."""
+
+    def __init__(self, *, wiring: _Wiring, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._wiring = wiring
+
+    async def initialize(self) -> None:
+        """Connect storage (starting an embedded Redis if needed), build the services, set commands."""
+        await super().initialize()
+        w = self._wiring
+        store = w.storage
+        if store is None:
+            url = w.redis_url or os.environ.get("REDIS_URL")
+            if not url:
+                server = EmbeddedRedis(w.data_dir)
+                url = await server.start()
+                w.embedded.append(server)
+            store = RedisStorage.from_url(url)
+        svc = Services(
+            storage=store,
+            outbox=Outbox(self.bot, limits=w.settings.limits, pace=w.pace),
+            codec=codec_for(w.token),
+            settings=w.settings,
+            bot_username=self.bot.username,
+            executor=w.executor,
+        )
+        svc.presenter = Presenter(svc)
+        svc.driver = BotDriver(svc)
+        self.bot_data["svc"] = svc
+        # Games live in Redis, not in this process: pick up the ones a bot player was thinking in.
+        resumed = await svc.driver.resume()
+        if resumed:
+            _LOG.info("resumed %d table(s) waiting for a bot player", resumed)
+        try:
+            await set_commands(self)
+        except Exception as e:  # the menu is a nicety; the bot works without it
+            _LOG.warning("setMyCommands failed: %s", e)
+
+    async def stop(self) -> None:
+        """Stop bot players and the outbox, then the application."""
+        svc: Services | None = self.bot_data.get("svc")
+        if svc is not None:
+            await svc.driver.close()
+            await svc.presenter.close()
+            await svc.outbox.close()
+        await super().stop()
+
+    async def shutdown(self) -> None:
+        """Close what initialize opened."""
+        svc: Services | None = self.bot_data.get("svc")
+        w = self._wiring
+        if svc is not None and w.storage is None:
+            await svc.storage.close()
+        for server in w.embedded:
+            server.stop()
+        w.embedded.clear()
+        if w.owned_executor:
+            w.executor.shutdown(wait=False, cancel_futures=True)
+        await super().shutdown()
+
+
+async def _log_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Unexpected failures are logged with their traceback; expected bad input never gets here."""
+    _LOG.error("handling %r failed", update, exc_info=context.error)
+
+
+def codec_for(token: str) -> Codec:
+    """The callback codec of the bot with this token (its secret is derived from the token)."""
+    return Codec(hashlib.sha256(b"kozel-callback:" + token.encode()).digest())
+
+
+def services_of(application: AnyApplication) -> Services:
+    """The services of a running application (tests and the bench look inside)."""
+    svc: Services = application.bot_data["svc"]
+    return svc
+
+
+__all__ = ["Settings", "Update", "build_application", "services_of"]

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 
 import pytest
 from telegram import Bot
 
 from bot.app import build_application
+from bot.handlers.outbox import Limits
+from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig, FakeClock, running_bot
 from bot.sandbox.driver import AnyApplication
+from bot.storage import RedisStorage
 
 
 @pytest.fixture
@@ -47,7 +51,13 @@ async def bot(emulator: Emulator) -> AsyncIterator[Bot]:
 
 
 @pytest.fixture
-async def app(emulator: Emulator) -> AsyncIterator[AnyApplication]:
-    """The application from ``bot.app.build_application``, polling the emulator."""
-    async with running_bot(build_application, emulator, poll_timeout=1.0) as application:
+async def app(emulator: Emulator, storage: RedisStorage) -> AsyncIterator[AnyApplication]:
+    """The application from ``bot.app.build_application``, polling the emulator, on the test's Redis keys."""
+    factory = functools.partial(
+        build_application,
+        storage=storage,
+        settings=Settings(bot_delay=0.0, limits=Limits.off()),
+        rate_limiter=False,
+    )
+    async with running_bot(factory, emulator, poll_timeout=1.0) as application:
         yield application

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -9,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from bot.app import build_application
+from bot.handlers.outbox import Limits
+from bot.handlers.services import Settings
 from bot.sandbox import EmulatorConfig
 from bot.sandbox.server import SandboxServer, start_sandbox
+from bot.storage import RedisStorage
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # The machine has no internet: keep Chromium from phoning home (and failing noisily).
@@ -28,12 +32,17 @@ TIMEOUT_MS = 10_000
 
 
 @pytest.fixture
-async def sandbox() -> AsyncIterator[SandboxServer]:
-    """The sandbox with the placeholder bot on a free 127.0.0.1 port."""
-    # Flood limits off: the scripted clicks come faster than a person's, and the placeholder bot
-    # has no limiter of its own (the limits have their own tests).
-    server = await start_sandbox(
+async def sandbox(storage: RedisStorage) -> AsyncIterator[SandboxServer]:
+    """The sandbox with the bot on a free 127.0.0.1 port."""
+    # Flood limits off: the scripted clicks come faster than a person's (the limits have their own tests).
+    factory = functools.partial(
         build_application,
+        storage=storage,
+        settings=Settings(bot_delay=0.0, limits=Limits.off()),
+        rate_limiter=False,
+    )
+    server = await start_sandbox(
+        factory,
         host="127.0.0.1",
         port=0,
         config=EmulatorConfig(rate_limits=False),
@@ -69,35 +78,38 @@ async def test_sandbox_page_in_headless_chromium(sandbox: SandboxServer, tmp_pat
 
             # Аня starts the bot in private with the START button.
             await page.get_by_test_id("dm-start").get_by_role("button").click()
-            await expect(page.get_by_test_id("dm-messages")).to_contain_text("Привет! Я бот для игры в Козла")
+            await expect(page.get_by_test_id("dm-messages")).to_contain_text("Привет! Я бот для игры в козла")
 
-            # A command in the group; the bot answers with inline buttons.
-            await page.get_by_test_id("group-input").fill("/demo")
+            # /newgame in the group: the lobby; Аня takes seat 1.
+            await page.get_by_test_id("group-input").fill("/newgame")
             await page.get_by_test_id("group-input").press("Enter")
             group = page.get_by_test_id("group-messages")
-            button = group.get_by_test_id("inline-button").filter(has_text="Пас")
-            await button.click()
-            await expect(page.get_by_test_id("toasts")).to_contain_text("Вы выбрали: 🤷 Пас")
-            await expect(group).to_contain_text("Аня выбирает «🤷 Пас»")
-            await expect(group.get_by_test_id("inline-button")).to_have_count(0)
+            await group.get_by_test_id("inline-button").filter(has_text="Место 1").click()
+            await expect(group).to_contain_text("Пара 1: Аня")
             await page.screenshot(path=str(tmp_path / "sandbox.png"))
 
-            # Switching to Борис: same group, his own (not yet started) private chat.
+            # Борис never started the bot: his tap opens the bot by deep link and seats him.
             await page.get_by_test_id("player-Борис").click()
             await expect(page.get_by_test_id("player-Борис")).to_have_class("active")
             await expect(page.get_by_test_id("dm-start")).to_be_visible()
-            await expect(group).to_contain_text("Аня выбирает")
-            await page.get_by_test_id("group-input").fill("/demo")
-            await page.get_by_test_id("group-input").press("Enter")
-            await group.get_by_test_id("inline-button").filter(has_text="Трефы").click()
-            await expect(group).to_contain_text("Борис выбирает «♣ Трефы — козыри»")
+            await group.get_by_test_id("inline-button").filter(has_text="Место 2").click()
+            await expect(page.get_by_test_id("dm-messages")).to_contain_text("Вы сели за стол")
+            await expect(group).to_contain_text("Пара 2: Борис")
+
+            # Аня starts with two bot players; her cards arrive in her DM.
+            await page.get_by_test_id("player-Аня").click()
+            await expect(page.get_by_test_id("player-Аня")).to_have_class("active")
+            await group.get_by_test_id("inline-button").filter(has_text="Начать").click()
+            await group.get_by_test_id("inline-button").filter(has_text="с ботами").click()
+            await expect(group).to_contain_text("Раздача №1")
+            await expect(page.get_by_test_id("dm-messages")).to_contain_text("ваше место 1")
             await page.screenshot(path=str(tmp_path / "sandbox-boris.png"))
 
             # A t.me deep link opened in the page makes the selected player start the bot with its payload.
             await page.get_by_test_id("player-Вера").click()
             await expect(page.get_by_test_id("player-Вера")).to_have_class("active")
             await page.evaluate("openUrl('https://t.me/kozel_sandbox_bot?start=table_7')")
-            await expect(page.get_by_test_id("dm-messages")).to_contain_text("table_7")
+            await expect(page.get_by_test_id("dm-messages")).to_contain_text("Эта ссылка устарела")
             await expect(page.get_by_test_id("dm-input")).to_be_visible()
         finally:
             await context.close()

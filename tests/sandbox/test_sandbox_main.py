@@ -15,9 +15,15 @@ import httpx
 ROOT = Path(__file__).resolve().parents[2]
 
 
-async def test_python_m_bot_serves_the_sandbox_and_stops_on_ctrl_c() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "BOT_TOKEN"}
-    env.update(SANDBOX_HOST="127.0.0.1", SANDBOX_PORT="0", PYTHONUNBUFFERED="1")
+async def test_python_m_bot_serves_the_sandbox_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    # No REDIS_URL: the bot starts its embedded Redis, here with its data in a temporary folder.
+    env = {k: v for k, v in os.environ.items() if k not in ("BOT_TOKEN", "REDIS_URL")}
+    env.update(
+        SANDBOX_HOST="127.0.0.1",
+        SANDBOX_PORT="0",
+        PYTHONUNBUFFERED="1",
+        KOZEL_DATA_DIR=str(tmp_path / "data"),
+    )
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -55,6 +61,7 @@ async def test_python_m_bot_serves_the_sandbox_and_stops_on_ctrl_c() -> None:
                     break
                 await asyncio.sleep(0.1)
             assert state["dm"]["messages"][-1]["from_bot"] is True
+            assert "Привет" in state["dm"]["messages"][-1]["html"]
     finally:
         if process.returncode is None:
             process.send_signal(signal.SIGINT)
@@ -62,3 +69,5 @@ async def test_python_m_bot_serves_the_sandbox_and_stops_on_ctrl_c() -> None:
         output.append(rest.decode())
     assert process.returncode == 0, "".join(output)
     assert "Traceback" not in "".join(output), "".join(output)
+    data = tmp_path / "data"
+    assert (data / "appendonly.aof").exists() or (data / "appendonlydir").is_dir(), "no append-only file"

@@ -1,0 +1,290 @@
+"""Commands: /start (and its deep links), /help, /rules, /score, /leave, /stop, /language."""
+
+from __future__ import annotations
+
+import logging
+from html import escape
+
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Chat,
+    ChatMember,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Update,
+)
+from telegram.ext import Application
+
+from bot.engine import Rules
+from bot.handlers import rules_menu
+from bot.handlers.codec import BadData, Button
+from bot.handlers.common import (
+    Context,
+    chat_tr,
+    default_preset,
+    reply,
+    services,
+    table_key,
+    thread_of,
+    user_tr,
+)
+from bot.handlers.game import Refusal, match_record
+from bot.handlers.i18n import LANGS, Tr, pick_lang
+from bot.handlers.lobby import join_by_link
+from bot.handlers.outbox import Content
+from bot.handlers.services import Services
+from bot.handlers.tally import tally_png
+from bot.handlers.words import pair_names, tally_text
+from bot.storage import Seat, StaleWrite, Table
+
+_LOG = logging.getLogger(__name__)
+GROUP_COMMANDS = ("newgame", "score", "rules", "leave", "stop", "language", "help")
+PRIVATE_COMMANDS = ("start", "help", "language", "rules")
+
+
+async def set_commands(application: Application) -> None:  # type: ignore[type-arg]
+    """Register the command menus for groups and private chats, in Russian and English."""
+    for lang in LANGS:
+        tr = Tr(lang)
+        code = None if lang == "ru" else lang
+        for scope, names in (
+            (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
+            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
+        ):
+            commands = [BotCommand(name, tr(f"cmd.{name}")) for name in names]
+            await application.bot.set_my_commands(commands, scope=scope, language_code=code)
+
+
+async def start(update: Update, context: Context) -> None:
+    """/start in private: remember the person started the bot; follow a join or hand link."""
+    svc = services(context)
+    user, chat = update.effective_user, update.effective_chat
+    if user is None or chat is None:
+        return
+    if chat.type != Chat.PRIVATE:
+        await help_command(update, context)
+        return
+    settings = await svc.storage.user_settings(user.id)
+    if not settings.started:
+        settings.started = True
+        await svc.storage.save_user_settings(user.id, settings)
+    tr = await user_tr(svc, user)
+    payload = context.args[0] if context.args else None
+    if not payload:
+        await reply(update, tr("start.hello"))
+        return
+    try:
+        kind, chat_id, thread_id, table_id, arg = svc.codec.unpack_link(payload)
+    except BadData:
+        await reply(update, tr("start.bad_link"))
+        return
+    if kind == "j" and arg in range(4):
+        try:
+            table = await join_by_link(svc, user, (chat_id, thread_id), table_id, arg)
+        except Refusal as refusal:
+            await reply(update, tr(refusal.key))
+            return
+        title = table.chat_title if table is not None else ""
+        await reply(update, tr("join.seated", chat=escape(title), n=arg + 1))
+    elif kind == "h":
+        await _resend_hand(svc, user.id, (chat_id, thread_id), table_id)
+        await reply(update, tr("start.hand"))
+    else:
+        await reply(update, tr("start.bad_link"))
+
+
+async def _resend_hand(svc: Services, user_id: int, key: tuple[int, int | None], table_id: str) -> None:
+    def change(table: Table | None) -> None:
+        if table is None or table.table_id != table_id:
+            return
+        seat = table.seat_of(user_id)
+        if seat is not None and seat in table.dm_failed:
+            table.dm_failed.remove(seat)
+
+    table, _ = await svc.transact(key, change)
+    if table is not None:
+        svc.presenter.show(table)
+
+
+async def help_command(update: Update, context: Context) -> None:
+    """/help: what the bot does and its commands."""
+    svc = services(context)
+    chat = update.effective_chat
+    assert chat is not None
+    tr = await chat_tr(svc, chat, update.effective_user)
+    await reply(update, tr("help.text"))
+
+
+async def rules_command(update: Update, context: Context) -> None:
+    """/rules: the rules this table (or this chat's next table) plays by."""
+    svc = services(context)
+    chat, message = update.effective_chat, update.effective_message
+    assert chat is not None
+    tr = await chat_tr(svc, chat, update.effective_user)
+    rules: Rules | None = None
+    if chat.type != Chat.PRIVATE:
+        table = await svc.storage.load_table(*table_key(chat, message))
+        if table is not None:
+            rules = Rules.parse(table.rules)
+        else:
+            saved = (await svc.storage.chat_settings(chat.id)).rules
+            rules = Rules.parse(saved) if saved else None
+    rules = rules or Rules.make(default_preset())
+    text = "\n\n".join(
+        (
+            tr("rules.common"),
+            tr(f"rules.{rules.preset}"),
+            tr("rules.options", summary=rules_menu.summary(tr, rules)),
+        )
+    )
+    await reply(update, text)
+
+
+async def group_only(update: Update, context: Context) -> None:
+    """A group command typed in private."""
+    svc = services(context)
+    tr = await user_tr(svc, update.effective_user)
+    await reply(update, tr("wrong.group_only"))
+
+
+async def score(update: Update, context: Context) -> None:
+    """/score: the shestyorki tally as a picture with a caption (text if the picture fails)."""
+    svc = services(context)
+    chat, message = update.effective_chat, update.effective_message
+    assert chat is not None
+    tr = await chat_tr(svc, chat, update.effective_user)
+    table = await svc.storage.load_table(*table_key(chat, message))
+    if table is None or table.match is None:
+        await reply(update, tr("score.none"))
+        return
+    penalty = table.match.penalty
+    lines = [tr("score.title")]
+    for pair in (0, 1):
+        lines.append(
+            tr(
+                "summary.tally",
+                names=pair_names(tr, table, pair),
+                n=penalty[pair],
+                tally=tally_text(penalty[pair]),
+            )
+        )
+    caption = Content("\n".join(lines))
+    sent = await svc.outbox.send_photo(chat.id, tally_png(penalty), caption, thread_id=thread_of(message))
+    if sent.message_id is None:
+        await svc.outbox.send(chat.id, caption, thread_id=thread_of(message))
+
+
+async def leave(update: Update, context: Context) -> None:
+    """/leave: stand up in the lobby; during a match a bot player takes the seat over."""
+    svc = services(context)
+    chat, message, user = update.effective_chat, update.effective_message, update.effective_user
+    assert chat is not None and user is not None
+    tr = await chat_tr(svc, chat, user)
+
+    left_hand: list[int] = []
+
+    def change(table: Table | None) -> str:
+        if table is None:
+            return "leave.no_table"
+        seat = table.seat_of(user.id)
+        if seat is None:
+            return "leave.not_seated"
+        if table.status == "lobby":
+            table.seats[seat] = None
+        else:
+            table.seats[seat] = Seat(kind="bot", name="bot", level=table.bot_level)
+            hand = table.hand_messages.pop(seat, None)
+            left_hand[:] = [hand] if hand is not None else []
+        return "leave.done"
+
+    table, key = await svc.transact(table_key(chat, message), change)
+    await reply(update, tr(key, name=escape(user.first_name)))
+    for hand in left_hand:
+        svc.outbox.edit(user.id, hand, Content((await user_tr(svc, user))("leave.hand")))
+    if table is not None and key == "leave.done":
+        await svc.after_change(table, None)
+
+
+async def stop(update: Update, context: Context) -> None:
+    """/stop: end the game (its creator or a chat admin)."""
+    svc = services(context)
+    chat, message, user = update.effective_chat, update.effective_message, update.effective_user
+    assert chat is not None and user is not None
+    tr = await chat_tr(svc, chat, user)
+    key = table_key(chat, message)
+    table = await svc.storage.load_table(*key)
+    if table is None:
+        await reply(update, tr("stop.no_table"))
+        return
+    if user.id != table.creator_id:
+        member = await context.bot.get_chat_member(chat.id, user.id)
+        if member.status not in (ChatMember.ADMINISTRATOR, ChatMember.OWNER):
+            await reply(update, tr("stop.not_allowed"))
+            return
+    # The game may move on while we look (bot players, message ids): delete the latest version.
+    for _ in range(8):
+        async with svc.lock(key):
+            table = await svc.storage.load_table(*key)
+            if table is None:
+                await reply(update, tr("stop.no_table"))
+                return
+            archive = match_record(table) if table.match is not None and table.status == "playing" else None
+            try:
+                await svc.storage.delete_table(table, archive=archive)
+            except StaleWrite:
+                continue
+            break
+    else:
+        raise StaleWrite(f"table {key} is too busy to stop")
+    svc.presenter.forget(table)
+    await reply(update, tr("stop.done"))
+    ended = Content(tr("stop.message"))
+    for message_id in (table.table_message_id, table.lobby_message_id if table.status == "lobby" else None):
+        if message_id is not None:
+            svc.outbox.edit(chat.id, message_id, ended)
+    for seat, message_id in table.hand_messages.items():
+        person = table.seats[seat]
+        if person is not None and person.user_id is not None:
+            svc.outbox.edit(person.user_id, message_id, Content(Tr(pick_lang(person.lang))("stop.message")))
+
+
+async def language(update: Update, context: Context) -> None:
+    """/language: buttons to choose the group's language (in a group) or one's own (in private)."""
+    svc = services(context)
+    chat = update.effective_chat
+    assert chat is not None
+    tr = await chat_tr(svc, chat, update.effective_user)
+    rows = [
+        [
+            InlineKeyboardButton(
+                Tr(lang)("lang.name"),
+                callback_data=svc.codec.pack(Button(chat.id, None, "0", 0, f"N{lang}")),
+            )
+            for lang in LANGS
+        ]
+    ]
+    await reply(update, tr("lang.choose"), reply_markup=InlineKeyboardMarkup(rows))
+
+
+async def language_tap(update: Update, button: Button, svc: Services) -> None:
+    """A language chosen: the group's (by anyone in it) or the person's own."""
+    query = update.callback_query
+    assert query is not None
+    lang = button.payload[1:]
+    message = query.message
+    if lang not in LANGS or message is None or message.chat.id != button.chat_id:
+        raise Refusal("alert.unknown_button")
+    if message.chat.type == Chat.PRIVATE:
+        settings = await svc.storage.user_settings(query.from_user.id)
+        settings.lang = lang
+        await svc.storage.save_user_settings(query.from_user.id, settings)
+    else:
+        chat_settings = await svc.storage.chat_settings(message.chat.id)
+        chat_settings.lang = lang
+        await svc.storage.save_chat_settings(message.chat.id, chat_settings)
+    svc.presenter.forget_lang(message.chat.id)
+    tr = Tr(lang)
+    await query.answer(tr("lang.set"))
+    svc.outbox.edit(message.chat.id, message.message_id, Content(tr("lang.set")))

@@ -1,0 +1,88 @@
+"""Helpers shared by the handlers: services from the context, where a message belongs, languages."""
+
+from __future__ import annotations
+
+import logging
+import random
+from functools import lru_cache
+from typing import Any
+
+from telegram import CallbackQuery, Chat, Message, Update, User
+from telegram.error import BadRequest
+from telegram.ext import ContextTypes
+
+from bot.engine import Deal, Rules, RulesError
+from bot.handlers.i18n import Tr, pick_lang
+from bot.handlers.services import Services, TableKey
+
+Context = ContextTypes.DEFAULT_TYPE
+_LOG = logging.getLogger(__name__)
+
+
+def services(context: Context) -> Services:
+    """The bot's services, put in ``bot_data`` by the composition root."""
+    svc: Services = context.bot_data["svc"]
+    return svc
+
+
+def thread_of(message: Message | None) -> int | None:
+    """The forum topic a message is in (None outside forums and in the General topic)."""
+    if message is None or not message.is_topic_message:
+        return None
+    return message.message_thread_id
+
+
+def table_key(chat: Chat, message: Message | None) -> TableKey:
+    """Storage key of the table a group message belongs to."""
+    return (chat.id, thread_of(message) if chat.is_forum else None)
+
+
+async def user_tr(svc: Services, user: User | None) -> Tr:
+    """Texts in a person's language: their choice (``/language``), else Telegram's language code."""
+    if user is None:
+        return Tr(pick_lang())
+    own = (await svc.storage.user_settings(user.id)).lang
+    return Tr(pick_lang(own, user.language_code))
+
+
+async def chat_tr(svc: Services, chat: Chat, user: User | None) -> Tr:
+    """Texts for a chat: a group's language in groups, the person's own in private."""
+    if chat.type == Chat.PRIVATE:
+        return await user_tr(svc, user)
+    return Tr(pick_lang((await svc.storage.chat_settings(chat.id)).lang))
+
+
+async def alert(query: CallbackQuery, text: str, *, url: str | None = None) -> None:
+    """Answer a tap with an alert (or open ``url``); a query that is too old is not worth an error."""
+    try:
+        if url is not None:
+            await query.answer(url=url)
+        else:
+            await query.answer(text, show_alert=True)
+    except BadRequest as e:
+        _LOG.info("could not answer a callback query: %s", e.message)
+
+
+async def quiet_answer(query: CallbackQuery, text: str | None = None) -> None:
+    """Answer a tap with a toast (or nothing): Telegram clients spin until a tap is answered."""
+    try:
+        await query.answer(text)
+    except BadRequest as e:
+        _LOG.info("could not answer a callback query: %s", e.message)
+
+
+async def reply(update: Update, text: str, **kwargs: Any) -> None:
+    """Reply to the command in its chat (and forum topic)."""
+    message = update.effective_message
+    if message is not None:
+        await message.reply_html(text, do_quote=False, **kwargs)
+
+
+@lru_cache(maxsize=1)
+def default_preset() -> str:
+    """``classic``, once the engine deals its later deals (the brag); ``flip`` until then."""
+    try:
+        Deal.shuffled(Rules.make("classic"), random.Random(0), 0, deal_no=2)
+    except RulesError:
+        return "flip"
+    return "classic"

@@ -1,0 +1,266 @@
+"""``/newgame`` and the lobby's buttons: sit, stand, bot players, rules, start."""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+
+from telegram import CallbackQuery, Chat, Update, User
+
+from bot.engine import Rules, RulesError
+from bot.handlers import game, rules_menu
+from bot.handlers.codec import Button
+from bot.handlers.common import (
+    Context,
+    alert,
+    chat_tr,
+    default_preset,
+    quiet_answer,
+    services,
+    table_key,
+    thread_of,
+)
+from bot.handlers.game import Progress, Refusal
+from bot.handlers.i18n import Tr
+from bot.handlers.lobby_view import default_level, expired_content, levels, lobby_content
+from bot.handlers.outbox import Content
+from bot.handlers.services import Services, TableKey
+from bot.handlers.words import pair_names
+from bot.storage import ChatSettings, Seat, Table
+
+LOBBY_PAYLOADS = frozenset("SBLRPOKGF")
+
+
+async def new_game(update: Update, context: Context) -> None:
+    """Open a lobby in this group (or forum topic), or point at the table already there."""
+    svc = services(context)
+    chat, message, user = update.effective_chat, update.effective_message, update.effective_user
+    assert chat is not None and message is not None and user is not None
+    key = table_key(chat, message)
+    tr = await chat_tr(svc, chat, user)
+    existing = await svc.storage.load_table(*key)
+    if existing is not None and existing.status != "over":
+        where = existing.table_message_id if existing.status == "playing" else existing.lobby_message_id
+        await message.reply_html(
+            tr("newgame.running"), do_quote=False, reply_to_message_id=where, allow_sending_without_reply=True
+        )
+        return
+    if existing is not None:
+        await svc.storage.delete_table(existing)
+        svc.presenter.forget(existing)
+    settings = await svc.storage.chat_settings(chat.id)
+    rules = _remembered_rules(settings)
+    level = settings.bot_level if settings.bot_level in levels() else default_level()
+    now = time.time()
+    table = Table(
+        table_id=secrets.token_hex(3),
+        chat_id=chat.id,
+        thread_id=key[1],
+        chat_title=chat.title or "",
+        creator_id=user.id,
+        rules=rules.to_json(),
+        bot_level=level,
+        created_at=now,
+        updated_at=now,
+    )
+    # Stored before it is shown: a tap on the lobby must find its table.
+    if not await svc.create(table):
+        await message.reply_html(tr("newgame.running"), do_quote=False)
+        return
+    sent = await svc.outbox.send(chat.id, lobby_content(tr, svc.codec, table), thread_id=thread_of(message))
+    if sent.message_id is None:
+        await svc.storage.delete_table(table)
+        return
+    message_id = sent.message_id
+
+    def remember(stored: Table | None) -> None:
+        if stored is not None and stored.table_id == table.table_id:
+            stored.lobby_message_id = message_id
+
+    stored, _ = await svc.transact(key, remember)
+    if stored is not None:
+        svc.presenter.show(stored)  # taps made while the message was on its way
+    _schedule_expiry(context, table, svc.settings.lobby_ttl)
+
+
+def _remembered_rules(settings: ChatSettings) -> Rules:
+    if settings.rules:
+        try:
+            return Rules.parse(settings.rules)
+        except RulesError:
+            pass
+    return Rules.make(default_preset())
+
+
+def _schedule_expiry(context: Context, table: Table, delay: float) -> None:
+    if context.job_queue is None:  # pragma: no cover - the job queue is a dependency
+        return
+    context.job_queue.run_once(
+        expire_lobby,
+        delay,
+        data=(table.chat_id, table.thread_id, table.table_id),
+        name=f"lobby {table.chat_id} {table.thread_id} {table.table_id}",
+    )
+
+
+async def expire_lobby(context: Context) -> None:
+    """A lobby nobody started: remove it and say so (or look again later if it is still busy)."""
+    svc = services(context)
+    assert context.job is not None
+    data: tuple[int, int | None, str] = context.job.data  # type: ignore[assignment]
+    chat_id, thread_id, table_id = data
+    table = await svc.storage.load_table(chat_id, thread_id)
+    if table is None or table.table_id != table_id or table.status != "lobby":
+        return
+    idle = time.time() - table.updated_at
+    if idle < svc.settings.lobby_ttl:
+        _schedule_expiry(context, table, svc.settings.lobby_ttl - idle)
+        return
+    try:
+        await svc.storage.delete_table(table)
+    except Exception:  # someone touched it just now: look again later
+        _schedule_expiry(context, table, svc.settings.lobby_ttl)
+        return
+    svc.presenter.forget(table)
+    tr = Tr((await svc.storage.chat_settings(chat_id)).lang or "ru")
+    if table.lobby_message_id is not None:
+        svc.outbox.edit(chat_id, table.lobby_message_id, expired_content(tr))
+
+
+def _sit(table: Table, seat: int, user: User) -> None:
+    old = table.seat_of(user.id)
+    if old is not None:
+        table.seats[old] = None
+    table.seats[seat] = Seat(kind="human", name=user.first_name, user_id=user.id, lang=user.language_code)
+
+
+def lobby_change(table: Table | None, button: Button, user: User, rng_bits: int) -> Progress | None:
+    """Apply one lobby button to the table; raises :class:`Refusal` with the reason to show."""
+    if table is None or table.table_id != button.table_id or table.status != "lobby":
+        raise Refusal("alert.stale")
+    op, arg = button.payload[0], button.payload[1:]
+    creator = user.id == table.creator_id
+    if op in "SB":
+        if not arg.isdigit() or int(arg) not in range(4):
+            raise Refusal("alert.unknown_button")
+        seat = int(arg)
+        occupant = table.seats[seat]
+        if op == "S":
+            if occupant is None:
+                _sit(table, seat, user)
+            elif occupant.user_id == user.id:
+                table.seats[seat] = None
+            else:
+                raise Refusal("alert.seat_taken")
+        elif occupant is None:
+            table.seats[seat] = Seat(kind="bot", name="bot", level=table.bot_level)
+        elif occupant.is_bot:
+            table.seats[seat] = None
+        else:
+            raise Refusal("alert.seat_taken")
+        table.lobby_view = "seats"
+        return None
+    if op == "L":
+        found = levels()
+        table.bot_level = (
+            found[(found.index(table.bot_level) + 1) % len(found)] if table.bot_level in found else found[0]
+        )
+        return None
+    if not creator:
+        raise Refusal("alert.creator_only")
+    if op == "R":
+        table.lobby_view = "rules"
+    elif op == "K":
+        table.lobby_view = "seats"
+    elif op == "P":
+        presets = rules_menu.presets()
+        if not arg.isdigit() or int(arg) >= len(presets):
+            raise Refusal("alert.unknown_button")
+        if Rules.parse(table.rules).preset != presets[int(arg)]:
+            table.rules = Rules.make(presets[int(arg)]).to_json()
+    elif op == "O":
+        if not arg.isdigit():
+            raise Refusal("alert.unknown_button")
+        try:
+            table.rules = rules_menu.cycle(Rules.parse(table.rules), int(arg)).to_json()
+        except ValueError:
+            raise Refusal("alert.unknown_button") from None
+    elif op == "G":
+        if not table.full:
+            table.lobby_view = "confirm"
+            return None
+        return _start(table, rng_bits)
+    elif op == "F":
+        for i, occupant in enumerate(table.seats):
+            if occupant is None:
+                table.seats[i] = Seat(kind="bot", name="bot", level=table.bot_level)
+        return _start(table, rng_bits)
+    return None
+
+
+def _start(table: Table, rng_bits: int) -> Progress:
+    if not table.humans:
+        raise Refusal("alert.nobody")
+    return game.start_match(table, random.Random(rng_bits))
+
+
+async def lobby_tap(query: CallbackQuery, button: Button, svc: Services, context: Context) -> None:
+    """A tap on a lobby button."""
+    message = query.message
+    user = query.from_user
+    chat = message.chat if message is not None else None
+    if chat is None or chat.type == Chat.PRIVATE or chat.id != button.chat_id:
+        raise Refusal("alert.unknown_button")
+    key: TableKey = (button.chat_id, button.thread_id)
+    if button.payload[0] == "S" and button.payload[1:] in ("0", "1", "2", "3"):
+        # Someone the bot cannot write to yet is sent to its DM first, and seated when they press Start.
+        seat = int(button.payload[1:])
+        table = await svc.storage.load_table(*key)
+        free = table is not None and table.table_id == button.table_id and table.seats[seat] is None
+        if free and not (await svc.storage.user_settings(user.id)).started:
+            link = svc.codec.pack_link("j", button.chat_id, button.thread_id, button.table_id, seat)
+            await alert(query, "", url=svc.deep_link(link))
+            return
+    table, progress = await svc.transact(
+        key, lambda t: lobby_change(t, button, user, svc.rng.getrandbits(64))
+    )
+    await quiet_answer(query)
+    assert table is not None
+    if table.status != "lobby":
+        await _started(svc, table, progress)
+    await svc.after_change(table, progress)
+
+
+async def _started(svc: Services, table: Table, progress: Progress | None) -> None:
+    """Turn the lobby into a note of who plays whom, and remember the rules for this chat."""
+    settings = await svc.storage.chat_settings(table.chat_id)
+    settings.rules = table.rules
+    settings.bot_level = table.bot_level
+    await svc.storage.save_chat_settings(table.chat_id, settings)
+    tr = Tr(settings.lang or "ru")
+    if table.lobby_message_id is not None:
+        text = tr(
+            "lobby.started",
+            a=pair_names(tr, table, 0),
+            b=pair_names(tr, table, 1),
+            rules=rules_menu.summary(tr, Rules.parse(table.rules)),
+        )
+        svc.outbox.edit(table.chat_id, table.lobby_message_id, Content(text))
+
+
+async def join_by_link(svc: Services, user: User, key: TableKey, table_id: str, seat: int) -> Table | None:
+    """Seat someone who came through a join link (after pressing Start); None if they could not sit."""
+
+    def change(table: Table | None) -> bool:
+        if table is None or table.table_id != table_id or table.status != "lobby":
+            raise Refusal("join.gone")
+        if table.seats[seat] is not None and table.seats[seat].user_id != user.id:  # type: ignore[union-attr]
+            raise Refusal("join.taken")
+        _sit(table, seat, user)
+        return True
+
+    table, _ = await svc.transact(key, change)
+    if table is not None:
+        svc.presenter.show(table)
+    return table

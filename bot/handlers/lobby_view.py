@@ -1,0 +1,93 @@
+"""The lobby message: four seats as two pairs, bot players, the rules picker and the start button."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.engine import KozelError
+from bot.engine.ai import LEVELS, make_player
+from bot.handlers import rules_menu
+from bot.handlers.codec import Button, Codec
+from bot.handlers.game import rules_of
+from bot.handlers.i18n import Tr
+from bot.handlers.outbox import Content
+from bot.handlers.words import PAIRS, seat_name
+from bot.storage import Table
+
+
+@lru_cache(maxsize=1)
+def levels() -> tuple[str, ...]:
+    """The bot-player levels that exist in this build, weakest first."""
+    found = []
+    for level in LEVELS:
+        try:
+            make_player(level)
+        except KozelError:
+            continue
+        found.append(level)
+    return tuple(found) or ("random",)
+
+
+def default_level() -> str:
+    """The level a new table offers first: ``easy`` when built, else the weakest available."""
+    return "easy" if "easy" in levels() else levels()[0]
+
+
+def _button(codec: Codec, table: Table, text: str, payload: str) -> InlineKeyboardButton:
+    data = codec.pack(Button(table.chat_id, table.thread_id, table.table_id, 0, payload))
+    return InlineKeyboardButton(text, callback_data=data)
+
+
+def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
+    """The lobby as it stands: seats view, rules picker or the fill-with-bots question."""
+    rules = rules_of(table)
+    lines = [tr("lobby.title"), tr("lobby.rules", rules=rules_menu.summary(tr, rules))]
+    for pair, (a, b) in enumerate(PAIRS):
+        lines.append(tr("lobby.pair", n=pair + 1, a=seat_name(tr, table, a), b=seat_name(tr, table, b)))
+    rows: list[list[InlineKeyboardButton]] = []
+    if table.lobby_view == "rules":
+        lines.append("")
+        lines.append(tr("lobby.rules_hint"))
+        rows.append(
+            [
+                _button(codec, table, ("✓ " if p == rules.preset else "") + tr(f"preset.{p}"), f"P{i}")
+                for i, p in enumerate(rules_menu.presets())
+            ]
+        )
+        for i, (name, _) in enumerate(rules_menu.options_of(rules.preset)):
+            value = rules_menu.value_text(tr, rules_menu.current(rules, name))
+            rows.append([_button(codec, table, f"{tr(f'opt.{name}')}: {value}", f"O{i}")])
+        rows.append([_button(codec, table, tr("btn.back"), "K")])
+    elif table.lobby_view == "confirm":
+        empty = sum(seat is None for seat in table.seats)
+        lines.append("")
+        lines.append(tr.n("lobby.confirm_fill", empty, level=tr(f"level.{table.bot_level}")))
+        rows.append([_button(codec, table, tr("btn.fill"), "F"), _button(codec, table, tr("btn.back"), "K")])
+    else:
+        lines.append("")
+        lines.append(tr("lobby.hint"))
+        for seat in (0, 2, 1, 3):
+            occupant = table.seats[seat]
+            sit = (
+                tr("btn.seat", n=seat + 1, name=seat_name(tr, table, seat))
+                if occupant
+                else tr("btn.sit", n=seat + 1)
+            )
+            row = [_button(codec, table, sit, f"S{seat}")]
+            if occupant is None:
+                row.append(_button(codec, table, tr("btn.add_bot"), f"B{seat}"))
+            elif occupant.is_bot:
+                row.append(_button(codec, table, tr("btn.remove_bot"), f"B{seat}"))
+            rows.append(row)
+        rows.append([_button(codec, table, tr("btn.level", level=tr(f"level.{table.bot_level}")), "L")])
+        rows.append(
+            [_button(codec, table, tr("btn.rules"), "R"), _button(codec, table, tr("btn.start"), "G")]
+        )
+    return Content("\n".join(lines), InlineKeyboardMarkup(rows))
+
+
+def expired_content(tr: Tr) -> Content:
+    """What an expired lobby turns into."""
+    return Content(tr("lobby.expired"))

@@ -1,0 +1,97 @@
+"""The rules picker: which options each preset has and the values a tap cycles through.
+
+Built from the engine's option models, so a new option appears here by itself (it needs only its
+texts in ``locales/``). Options whose values cannot be cycled by a tap (lists) are left out.
+"""
+
+from __future__ import annotations
+
+import enum
+import types
+import typing
+from typing import Any
+
+from bot.engine import Rules, RulesError
+from bot.engine.rules import PRESETS, ClassicOptions, DrawOptions, FlipOptions
+from bot.handlers.i18n import Tr
+
+_MODELS: dict[str, Any] = {"classic": ClassicOptions, "flip": FlipOptions, "draw": DrawOptions}
+#: Match targets offered (12 is the rule; shorter and longer games for those who want them).
+TARGETS = (12, 6, 18, 24)
+
+
+def choices(annotation: Any) -> tuple[Any, ...] | None:
+    """The values an option of this type can take, or None if a tap cannot cycle it."""
+    if annotation is bool:
+        return (False, True)
+    if typing.get_origin(annotation) is typing.Literal:
+        return tuple(typing.get_args(annotation))
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return tuple(annotation)
+    if annotation is int:
+        return TARGETS
+    if isinstance(annotation, types.UnionType):
+        return None
+    return None
+
+
+def options_of(preset: str) -> list[tuple[str, tuple[Any, ...]]]:
+    """``(name, values)`` of each option of ``preset`` that the picker offers, in model order."""
+    model = _MODELS[preset]
+    out = []
+    for name, info in model.model_fields.items():
+        values = choices(info.annotation)
+        if values:
+            out.append((name, values))
+    return out
+
+
+def presets() -> tuple[str, ...]:
+    """The preset names."""
+    return PRESETS
+
+
+def current(rules: Rules, name: str) -> Any:
+    """The option's value in ``rules``."""
+    return getattr(rules.options, name)
+
+
+def cycle(rules: Rules, index: int) -> Rules:
+    """``rules`` with option number ``index`` set to its next value (skipping values the rules refuse)."""
+    opts = options_of(rules.preset)
+    if not 0 <= index < len(opts):
+        raise ValueError(f"no option {index}")
+    name, values = opts[index]
+    now = current(rules, name)
+    start = values.index(now) if now in values else -1
+    data = rules.to_json()
+    for step in range(1, len(values) + 1):
+        value = values[(start + step) % len(values)]
+        candidate = {**data["options"], name: value.value if isinstance(value, enum.Enum) else value}
+        try:
+            return Rules.make(rules.preset, **candidate)
+        except RulesError:
+            continue
+    return rules
+
+
+def value_text(tr: Tr, value: Any) -> str:
+    """A value as the picker shows it."""
+    if isinstance(value, bool):
+        return tr("val.on") if value else tr("val.off")
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if isinstance(value, int):
+        return str(value)
+    return tr(f"val.{value}")
+
+
+def summary(tr: Tr, rules: Rules) -> str:
+    """The preset and every option that differs from its default, on one line."""
+    parts = [tr(f"preset.{rules.preset}")]
+    defaults = _MODELS[rules.preset]()
+    for name, _ in options_of(rules.preset):
+        value = current(rules, name)
+        if value != getattr(defaults, name):
+            parts.append(f"{tr(f'opt.{name}')}: {value_text(tr, value)}")
+    return ", ".join(parts)

@@ -1,0 +1,164 @@
+"""The table message in the group: one per deal, edited in place, ending as the deal's summary."""
+
+from __future__ import annotations
+
+import random
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.engine import GOAT_WITH_DRIVERS, Deal, Phase, Trick
+from bot.engine.cards import deck_for
+from bot.handlers.codec import Button, Codec
+from bot.handlers.game import replay, rules_of
+from bot.handlers.i18n import Tr
+from bot.handlers.outbox import Content
+from bot.handlers.words import card_text, pair_names, seat_name, suit_text, tally_text
+from bot.storage import Table
+
+#: Events of a deal result that get a line of their own, in this order.
+EVENTS = ("queen_caught", "eggs", "doubled", "redeal", "deal_passes", "swap", "last_card_swap")
+
+
+def trick_line(tr: Tr, table: Table, n: int, trick: Trick) -> str:
+    """``3. Аня 10♠ · Борис T♠ … → Борис``."""
+    plays = " · ".join(f"{seat_name(tr, table, s)} {card_text(tr, c)}" for s, c in trick.plays)
+    if trick.winner is None:
+        return f"{n}. {plays}"
+    return f"{n}. {plays} → {seat_name(tr, table, trick.winner)} (+{trick.points})"
+
+
+def turn_line(tr: Tr, table: Table, deal: Deal, *, mention: bool) -> str:
+    """Whose decision the deal waits for, and what it is."""
+    if deal.to_act is None:
+        return ""
+    name = seat_name(tr, table, deal.to_act, mention=mention)
+    key = f"phase.{deal.phase.value}"
+    return tr(key, name=name) if tr.has(key) else tr("phase.other", name=name)
+
+
+def header(tr: Tr, table: Table, deal: Deal) -> list[str]:
+    """Deal number, dealer, trump and each pair's penalty and tricks."""
+    m = table.match
+    assert m is not None
+    lines = [
+        tr("table.title", n=deal.deal_no, dealer=seat_name(tr, table, deal.dealer)),
+        tr("table.trump", suit=suit_text(tr, deal.trump)),
+    ]
+    for pair in (0, 1):
+        lines.append(
+            tr(
+                "table.pair",
+                names=pair_names(tr, table, pair),
+                penalty=m.penalty[pair],
+                tricks=deal.tricks_won[pair],
+            )
+        )
+    return lines
+
+
+def void_notes(tr: Tr, table: Table) -> list[str]:
+    """Why the deals just before this one were void (a redeal, the deal passing)."""
+    m = table.match
+    assert m is not None
+    notes = []
+    for record in reversed(m.deals):
+        deal = replay(record)
+        if deal.result is None or not deal.result.void:
+            break
+        for event in deal.result.events:
+            if tr.has(f"void.{event}"):
+                notes.append(tr(f"void.{event}", dealer=seat_name(tr, table, deal.dealer)))
+    return list(reversed(notes))
+
+
+def live_content(tr: Tr, table: Table, deal: Deal) -> Content:
+    """The table during a deal."""
+    lines = void_notes(tr, table) + header(tr, table, deal)
+    if deal.tricks:
+        lines.append("")
+        lines.append(tr("table.tricks"))
+        lines.extend(trick_line(tr, table, i + 1, t) for i, t in enumerate(deal.tricks))
+    if deal.phase is Phase.PLAY:
+        lines.append("")
+        on_table = " · ".join(f"{seat_name(tr, table, s)} {card_text(tr, c)}" for s, c in deal.trick)
+        lines.append(tr("table.on_table", cards=on_table or "—"))
+    lines.append(turn_line(tr, table, deal, mention=True))
+    return Content("\n".join(lines))
+
+
+def totals_until(table: Table, index: int) -> tuple[int, int]:
+    """Penalty per pair after the deal at ``index`` of the match's finished deals."""
+    assert table.match is not None
+    total = [0, 0]
+    for record in table.match.deals[: index + 1]:
+        result = replay(record).result
+        assert result is not None
+        total[0] += result.penalty[0]
+        total[1] += result.penalty[1]
+    return total[0], total[1]
+
+
+def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
+    """A finished deal: the tricks, card points, the event and penalty, the tally; the goat at the end."""
+    assert table.match is not None
+    deal = replay(table.match.deals[index], rules_of(table))
+    result = deal.result
+    assert result is not None
+    totals = totals_until(table, index)
+    lines = [tr("summary.title", n=deal.deal_no, suit=suit_text(tr, deal.trump))]
+    lines.extend(trick_line(tr, table, i + 1, t) for i, t in enumerate(result.tricks))
+    lines.append("")
+    lines.append(
+        tr(
+            "summary.points",
+            a=pair_names(tr, table, 0),
+            b=pair_names(tr, table, 1),
+            pa=result.points[0],
+            pb=result.points[1],
+        )
+    )
+    lines.extend(tr(f"event.{e}") for e in EVENTS if e in result.events)
+    for pair in (0, 1):
+        if result.penalty[pair]:
+            why = next((tr(f"cat.{e}") for e in ("para", "cherpak", "shestak") if e in result.events), "")
+            lines.append(
+                tr("summary.penalty", names=pair_names(tr, table, pair), n=result.penalty[pair], why=why)
+            )
+    lines.append("")
+    for pair in (0, 1):
+        lines.append(
+            tr(
+                "summary.tally",
+                names=pair_names(tr, table, pair),
+                n=totals[pair],
+                tally=tally_text(totals[pair]),
+            )
+        )
+    markup = None
+    last = index == len(table.match.deals) - 1
+    if table.status == "over" and last:
+        lines.append("")
+        lines.extend(match_over_lines(tr, table))
+        data = codec.pack(Button(table.chat_id, table.thread_id, table.table_id, table.match.deal_seq, "M"))
+        markup = InlineKeyboardMarkup([[InlineKeyboardButton(tr("btn.rematch"), callback_data=data)]])
+    return Content("\n".join(lines), markup)
+
+
+def match_over_lines(tr: Tr, table: Table) -> list[str]:
+    """The goat (with drivers), and the eggs the losing pair draws."""
+    m = table.match
+    assert m is not None
+    if m.loser is None:
+        return [tr("match.unfinished")]
+    names = pair_names(tr, table, m.loser)
+    key = "match.goat_drivers" if m.title == GOAT_WITH_DRIVERS else "match.goat"
+    lines = [tr(key, names=names, a=m.penalty[0], b=m.penalty[1])]
+    if m.eggs:
+        lines.append(tr.n("match.eggs", m.eggs, names=names))
+        # Seeded by the table so that every re-render tells the same joke.
+        rng = random.Random(f"{table.table_id}:{len(m.deals)}")
+        deck = deck_for(rules_of(table).deck_size)
+        for _ in range(min(m.eggs, 5)):
+            diameter, weight = rng.sample(deck, 2)
+            lines.append(tr("match.egg", d=card_text(tr, diameter), w=card_text(tr, weight)))
+    return lines

@@ -1,0 +1,63 @@
+"""The shestyorki tally as a picture (RULES.md §1): each pair's two sixes, pips uncovered pair by pair."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image, ImageDraw
+
+from bot.engine.scoring import tally
+
+WIDTH, HEIGHT = 640, 360
+_FELT = (26, 92, 58)
+_CARD = (250, 248, 240)
+_EDGE = (40, 40, 40)
+_PIP = (20, 20, 20)
+_BACK = (46, 74, 150)
+_BACK_LINE = (90, 120, 200)
+_PAIR_COLOURS = ((220, 170, 40), (200, 80, 80))
+_CARD_W, _CARD_H = 110, 170
+
+
+def _six(draw: ImageDraw.ImageDraw, x: int, y: int, opened: int) -> None:
+    """One six at (x, y): its three rows of two pips, the first ``opened`` rows uncovered."""
+    draw.rounded_rectangle((x, y, x + _CARD_W, y + _CARD_H), radius=10, fill=_CARD, outline=_EDGE, width=2)
+    row_h = (_CARD_H - 20) // 3
+    for row in range(3):
+        cy = y + 10 + row * row_h + row_h // 2
+        if row < opened:
+            for cx in (x + _CARD_W // 3, x + 2 * _CARD_W // 3):
+                draw.ellipse((cx - 11, cy - 11, cx + 11, cy + 11), fill=_PIP)
+        else:
+            # The covering card: a card back over the rows not yet uncovered.
+            top = y + 6 + row * row_h
+            draw.rectangle((x + 5, top, x + _CARD_W - 5, top + row_h), fill=_BACK)
+            for k in range(x + 5, x + _CARD_W - 5, 12):
+                draw.line((k, top, min(k + row_h, x + _CARD_W - 5), top + row_h), fill=_BACK_LINE, width=2)
+
+
+def tally_png(penalty: tuple[int, int]) -> bytes:
+    """A PNG of both pairs' tallies for the given penalty points (WIDTH × HEIGHT)."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), _FELT)
+    draw = ImageDraw.Draw(image)
+    panel_w = WIDTH // 2
+    for pair in (0, 1):
+        left = pair * panel_w
+        colour = _PAIR_COLOURS[pair]
+        draw.rectangle((left + 20, 24, left + panel_w - 20, 36), fill=colour)
+        first, second = tally(penalty[pair])
+        x0 = left + (panel_w - 2 * _CARD_W - 24) // 2
+        _six(draw, x0, 70, first)
+        _six(draw, x0 + _CARD_W + 24, 70, second)
+        if first + second == 6:
+            # A goat: a red frame around the pair's sixes.
+            draw.rectangle(
+                (x0 - 10, 60, x0 + 2 * _CARD_W + 34, 70 + _CARD_H + 10), outline=(230, 40, 40), width=5
+            )
+        for k in range(6):
+            cx = left + panel_w // 2 - 75 + k * 30
+            fill = colour if k < first + second else (60, 110, 80)
+            draw.ellipse((cx - 9, 290 - 9, cx + 9, 290 + 9), fill=fill)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()

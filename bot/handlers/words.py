@@ -1,0 +1,59 @@
+"""Small pieces of text every view shares: cards, suits, seat names, pairs, the text tally."""
+
+from __future__ import annotations
+
+from html import escape
+
+from bot.engine.cards import Card, Suit
+from bot.engine.scoring import tally
+from bot.handlers.i18n import Tr
+from bot.storage import Seat, Table
+
+SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦"}
+PAIRS = ((0, 2), (1, 3))
+
+
+def card_text(tr: Tr, c: Card) -> str:
+    """A card as a player reads it: ``Д♣``, ``10♦`` (ranks in the reader's language)."""
+    return tr(f"rank.{c.rank.value}") + SUIT_SYMBOLS[c.suit]
+
+
+def cards_text(tr: Tr, cs: tuple[Card, ...] | list[Card]) -> str:
+    """Several cards, space-separated."""
+    return " ".join(card_text(tr, c) for c in cs)
+
+
+def suit_text(tr: Tr, suit: Suit | None) -> str:
+    """A suit with its symbol and name: ``♦ бубны``."""
+    if suit is None:
+        return tr("trump.unknown")
+    return f"{SUIT_SYMBOLS[suit]} {tr(f'suit.{suit.value}')}"
+
+
+def seat_name(tr: Tr, table: Table, seat: int, *, mention: bool = False) -> str:
+    """The (HTML-escaped) name of whoever sits in ``seat``; a link that notifies with ``mention``."""
+    s = table.seats[seat]
+    if s is None:
+        return tr("seat.empty")
+    return person(tr, s, seat, mention=mention)
+
+
+def person(tr: Tr, s: Seat, seat: int, *, mention: bool = False) -> str:
+    """The name of a seated person or bot."""
+    if s.is_bot:
+        return tr("bot.name", n=seat + 1)
+    name = escape(s.name)
+    if mention and s.user_id is not None:
+        return f'<a href="tg://user?id={s.user_id}">{name}</a>'
+    return name
+
+
+def pair_names(tr: Tr, table: Table, pair: int) -> str:
+    """``Аня и Вера``."""
+    a, b = PAIRS[pair]
+    return tr("pair.names", a=seat_name(tr, table, a), b=seat_name(tr, table, b))
+
+
+def tally_text(penalty: int) -> str:
+    """The shestyorki tally in text: six pairs of pips, ● uncovered, ○ still covered."""
+    return " ".join(f"⚅{'●' * opened}{'○' * (3 - opened)}" for opened in tally(penalty))

@@ -1,0 +1,121 @@
+"""The stored shapes of a table, a chat and a user: versioned JSON through pydantic, never pickle.
+
+``SCHEMA`` is written into every document; a document of another schema is refused on load, so an
+upgrade that changes a shape must migrate (or drop) old documents explicitly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA = 1
+N_SEATS = 4
+
+TableStatus = Literal["lobby", "playing", "over"]
+LobbyView = Literal["seats", "rules", "confirm"]
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Seat(_Doc):
+    """Who sits in a seat: a person (by Telegram user id) or a bot player of some level."""
+
+    kind: Literal["human", "bot"]
+    name: str
+    user_id: int | None = None
+    level: str | None = None
+    #: Telegram's ``language_code`` of the person, for their DM when they set no language.
+    lang: str | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        """Whether a bot player fills the seat."""
+        return self.kind == "bot"
+
+
+class MatchState(_Doc):
+    """The running match: the engine's match counters, finished deal records and the deal in play."""
+
+    first_dealer: int = Field(ge=0, le=3)
+    dealer: int = Field(ge=0, le=3)
+    deal_no: int = 1
+    penalty: tuple[int, int] = (0, 0)
+    eggs: int = 0
+    eggs_in_row: int = 0
+    loser: int | None = None
+    title: str | None = None
+    #: Deals dealt in this match, void ones included; a keyboard carries it to be recognised as stale.
+    deal_seq: int = 0
+    #: Finished deals as replayable records (RULES.md §7).
+    deals: list[dict[str, Any]] = Field(default_factory=list)
+    #: The deal in play as a record: its moves so far.
+    current: dict[str, Any] | None = None
+
+
+def _empty_seats() -> list[Seat | None]:
+    return [None] * N_SEATS
+
+
+class Table(_Doc):
+    """One table in a chat (or a forum topic): lobby, seats, rules, the match and its messages."""
+
+    schema_version: int = SCHEMA
+    #: Compare-and-set counter; every successful save increments it.
+    version: int = 0
+    table_id: str
+    chat_id: int
+    thread_id: int | None = None
+    chat_title: str = ""
+    creator_id: int
+    status: TableStatus = "lobby"
+    lobby_view: LobbyView = "seats"
+    rules: dict[str, Any]
+    seats: list[Seat | None] = Field(default_factory=lambda: _empty_seats())
+    bot_level: str = "random"
+    lobby_message_id: int | None = None
+    table_message_id: int | None = None
+    #: Each human seat's hand message of the current deal, by seat number.
+    hand_messages: dict[int, int] = Field(default_factory=dict)
+    #: Seats whose DM failed this deal (the group has been told once).
+    dm_failed: list[int] = Field(default_factory=list)
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    match: MatchState | None = None
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The seat ``user_id`` sits in, if any."""
+        for i, seat in enumerate(self.seats):
+            if seat is not None and seat.user_id == user_id:
+                return i
+        return None
+
+    @property
+    def full(self) -> bool:
+        """Whether all four seats are taken."""
+        return all(seat is not None for seat in self.seats)
+
+    @property
+    def humans(self) -> list[tuple[int, Seat]]:
+        """The seats people sit in, with their numbers."""
+        return [(i, s) for i, s in enumerate(self.seats) if s is not None and not s.is_bot]
+
+
+class ChatSettings(_Doc):
+    """What a chat remembers: its language and the rules it played last."""
+
+    schema_version: int = SCHEMA
+    lang: str | None = None
+    rules: dict[str, Any] | None = None
+    bot_level: str | None = None
+
+
+class UserSettings(_Doc):
+    """What the bot knows about a person: whether they started it, and their language override."""
+
+    schema_version: int = SCHEMA
+    started: bool = False
+    lang: str | None = None

@@ -1,0 +1,154 @@
+"""Bad input gets a short localized alert, changes nothing and logs no error."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from bot.engine import ALL_CARDS
+from bot.handlers.codec import Button
+from bot.handlers.services import Services
+from bot.sandbox import Driver
+from tests.bot.helpers import buttons, hand_of, inject, legal_hand, lobby, play_until, sit, start_game
+
+
+@pytest.fixture(autouse=True)
+def no_errors_logged(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """Nothing these tests do may be logged as an error."""
+    with caplog.at_level(logging.WARNING):
+        yield
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, [r.getMessage() for r in errors]
+
+
+async def _version(svc: Services, chat_id: int) -> object:
+    """What a bad tap must not change: the seats, the match and the deal's moves (message ids may)."""
+    table = await svc.storage.load_table(chat_id, None)
+    assert table is not None
+    return (table.seats, table.status, table.match.model_dump() if table.match else None)
+
+
+async def test_a_tap_from_someone_not_at_the_table(app: object, driver: Driver, svc: Services) -> None:
+    anya, gleb = driver.add_user("Аня"), driver.add_user("Глеб")
+    group = driver.add_group("Козлятник", [anya, gleb])
+    await start_game(driver, group, [anya])
+    hand = await legal_hand(driver, svc, anya)
+    data = next(d for _, b, d in buttons(svc, hand) if b.payload.startswith("A"))
+    await gleb.start()
+    greeting = await gleb.dm.wait_bot_message()
+    inject(greeting, data)
+    before = await _version(svc, group.id)
+    tap = await gleb.tap(greeting, "👆")
+    assert tap.show_alert and tap.answer_text == "Вы не сидите за этим столом."
+    assert await _version(svc, group.id) == before
+
+
+async def test_a_card_not_in_the_hand(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await start_game(driver, group, [anya])
+    await play_until(
+        driver,
+        svc,
+        [anya],
+        lambda: any(b.payload.startswith("Ap") for _, b, _ in buttons(svc, anya.dm.bot_messages[-1])),
+        rng=random.Random(1),
+    )
+    hand = anya.dm.bot_messages[-1]
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.match is not None
+    held = {b.payload[-2:] for _, b, _ in buttons(svc, hand)}
+    missing = next(c.code for c in ALL_CARDS if c.code not in held)
+    forged = svc.codec.pack(Button(group.id, None, table.table_id, table.match.deal_seq, "Ap" + missing))
+    inject(hand, forged)
+    before = await _version(svc, group.id)
+    tap = await anya.tap(hand, "👆")
+    assert tap.show_alert and tap.answer_text == "Такой карты у вас нет."
+    assert await _version(svc, group.id) == before
+
+
+async def test_forged_callback_data(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    real = next(d for _, _, d in buttons(svc, message))
+    for forged in ("k1.garbage", real[:-3] + "AAA", real.replace(".S0.", ".S1."), "demo:pass"):
+        inject(message, forged)
+        tap = await anya.tap(message, "👆")
+        assert tap.show_alert and tap.answer_text == "Эта кнопка не работает.", forged
+
+
+async def test_a_stale_keyboard_from_an_earlier_deal(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await start_game(driver, group, [anya])
+    first = await legal_hand(driver, svc, anya)
+    old = next(d for _, b, d in buttons(svc, first) if b.payload.startswith("A"))
+    await play_until(driver, svc, [anya], lambda: "окончена" in first.content, rng=random.Random(2))
+    inject(first, old)
+    tap = await anya.tap(first, "👆")
+    assert tap.show_alert and tap.answer_text in ("Это карты прошлой раздачи.", "Эта игра уже закончилась.")
+
+
+async def test_not_your_turn_and_someone_elses_seat(app: object, driver: Driver, svc: Services) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    lobby_message = await lobby(driver, group, anya)
+    await sit(anya, lobby_message, 0, group)
+    refused = await boris.tap(lobby_message, "Место 1")
+    assert refused.show_alert and refused.answer_text == "Это место занято."
+    await sit(boris, lobby_message, 1, group)
+    await anya.tap(lobby_message, "Начать")
+    await group.wait_until(lobby_message, lambda m: "Посадить туда" in m.content)
+    await anya.tap(lobby_message, "с ботами")
+    await hand_of(anya)
+    await hand_of(boris)
+
+    def waiting_hand() -> tuple[object, object] | None:
+        for user in (anya, boris):
+            hand = user.dm.bot_messages[-1]
+            marks = [b.payload for _, b, _ in buttons(svc, hand)]
+            if marks and not any(p.startswith("A") for p in marks):
+                other = boris if user is anya else anya
+                if any(b.payload.startswith("A") for _, b, _ in buttons(svc, other.dm.bot_messages[-1])):
+                    return user, hand
+        return None
+
+    user, hand = await driver.wait_for(waiting_hand, what="one human waiting for the other")
+    before = await _version(svc, group.id)
+    tap = await user.tap(hand, data=next(d for _, b, d in buttons(svc, hand) if b.payload.startswith("X")))  # type: ignore[attr-defined,arg-type]
+    assert tap.show_alert and tap.answer_text == "Сейчас не ваш ход."
+    assert await _version(svc, group.id) == before
+
+
+async def test_group_commands_in_private(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    await anya.start()
+    await anya.dm.wait_bot_message()
+    for command in ("/newgame", "/score", "/stop", "/leave"):
+        await anya.send_dm(command)
+        answer = await anya.dm.wait_bot_message()
+        assert answer.content == "Эта команда работает в группе, где идёт игра.", command
+
+
+async def test_a_blocked_dm_is_reported_to_the_group_with_a_way_back(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    lobby_message = await lobby(driver, group, anya)
+    await sit(anya, lobby_message, 0, group)
+    await sit(boris, lobby_message, 1, group)
+    boris.block_bot()
+    await anya.tap(lobby_message, "Начать")
+    await group.wait_until(lobby_message, lambda m: "Посадить туда" in m.content)
+    await anya.tap(lobby_message, "с ботами")
+    notice = await group.wait_text("не могу прислать вам карты")
+    assert "Борис" in notice.content
+    result = await boris.tap(notice, "Открыть бота", follow_url=True)
+    assert result.url is not None and "start=h" in result.url
+    hand = await boris.dm.wait_bot_message(lambda m: "раздача №" in m.content)
+    assert hand.buttons

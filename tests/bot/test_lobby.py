@@ -1,0 +1,161 @@
+"""The lobby: seats, deep-link joining, bot players, the rules picker, expiry, forum topics, languages."""
+
+from __future__ import annotations
+
+from bot.handlers.services import Services
+from bot.sandbox import Driver
+from tests.bot.helpers import lobby, sit, start_game
+
+
+async def test_joining_by_deep_link_seats_a_person_who_never_started_the_bot(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    message = await lobby(driver, group, anya)
+    tap = await boris.tap(message, "Место 2")
+    assert tap.answer_url is not None and tap.answer_url.startswith("https://t.me/kozel_sandbox_bot?start=j")
+    assert (await svc.storage.load_table(group.id, None)).seats[1] is None  # type: ignore[union-attr]
+    await boris.open_url(tap.answer_url)
+    welcome = await boris.dm.wait_text("Вы сели за стол")
+    assert "Козлятник" in welcome.content and "место 2" in welcome.content
+    await group.wait_until(message, lambda m: "Борис" in m.content)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.seats[1] is not None and table.seats[1].user_id == boris.id
+
+
+async def test_newgame_where_a_game_runs_points_to_it(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    await anya.send(group, "/newgame")
+    answer = await group.wait_text("уже идёт игра")
+    assert answer.reply_to == message.message_id
+    assert len([m for m in group.bot_messages if m.buttons]) == 1
+
+
+async def test_bot_players_and_their_level(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    await anya.tap(message, "Уровень ботов")
+    await group.wait_until(message, lambda m: m.edits >= 1)
+    await anya.tap(message, "+ 🤖")
+    await group.wait_until(message, lambda m: "Бот №1" in m.content)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.seats[0] is not None and table.seats[0].is_bot
+    await anya.tap(message, "− 🤖")
+    await group.wait_until(message, lambda m: "Бот №1" not in m.content)
+
+
+async def test_only_the_creator_picks_the_rules_and_the_chat_remembers_them(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    message = await lobby(driver, group, anya)
+    refused = await boris.tap(message, "Правила")
+    assert refused.show_alert and "только тот, кто собрал стол" in (refused.answer_text or "")
+    await anya.tap(message, "Правила")
+    await group.wait_until(message, lambda m: any("с прикупом" in b["text"] for r in m.buttons for b in r))
+    await anya.tap(message, "с прикупом")
+    await group.wait_until(message, lambda m: "Правила: с прикупом" in m.content)
+    await anya.tap(message, "Игра до")
+    await group.wait_until(message, lambda m: "Игра до: 6" in m.content)
+    await anya.tap(message, "Назад")
+    await sit(anya, message, 0, group)
+    await anya.tap(message, "Начать")
+    await group.wait_until(message, lambda m: "Посадить туда ботов" in m.content)
+    await anya.tap(message, "с ботами")
+    await group.wait_until(message, lambda m: "Игра началась" in m.content)
+    settings = await svc.storage.chat_settings(group.id)
+    assert settings.rules == {"preset": "draw", "options": {"match_target": 6}}
+    await anya.send(group, "/stop")
+    await group.wait_text("Игра остановлена")
+    second = await lobby(driver, group, anya)
+    assert "Правила: с прикупом, Игра до: 6" in second.content
+
+
+async def test_each_forum_topic_holds_its_own_table(app: object, driver: Driver, svc: Services) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    forum = driver.add_group("Клуб", [anya, boris], forum=True)
+    one, two = forum.add_topic("Стол 1", by=anya), forum.add_topic("Стол 2", by=boris)
+    await anya.send(forum, "/newgame", thread_id=one)
+    first = await forum.wait_bot_message(lambda m: bool(m.buttons))
+    await boris.send(forum, "/newgame", thread_id=two)
+    second = await forum.wait_bot_message(lambda m: bool(m.buttons))
+    assert (first.thread_id, second.thread_id) == (one, two)
+    await sit(anya, first, 0, forum)
+    await anya.tap(first, "Начать")
+    await forum.wait_until(first, lambda m: "Посадить туда ботов" in m.content)
+    await anya.tap(first, "с ботами")
+    table_message = await forum.wait_bot_message(lambda m: "Раздача №" in m.content)
+    assert table_message.thread_id == one
+    assert (await svc.storage.load_table(forum.id, two)).status == "lobby"  # type: ignore[union-attr]
+
+
+async def test_group_language_and_personal_language(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    ben = driver.add_user("Ben", language_code="en")
+    group = driver.add_group("Club", [anya, ben])
+    await anya.send(group, "/language")
+    choice = await group.wait_text("Выберите язык")
+    await anya.tap(choice, "English")
+    await group.wait_until(choice, lambda m: "Language: English" in m.content)
+    await anya.send(group, "/newgame")
+    message = await group.wait_bot_message(lambda m: bool(m.buttons))
+    assert "gathering a table" in message.content
+    await ben.start()
+    hello = await ben.dm.wait_bot_message()
+    assert hello.content.startswith("Hi!")
+    await anya.start()
+    assert (await anya.dm.wait_bot_message()).content.startswith("Привет")
+
+
+async def test_commands_are_registered_for_groups_and_private_chats(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    commands = driver.world.commands
+    group_menu = next(v for k, v in commands.items() if "all_group_chats" in k and '""' in k)
+    private_menu = next(v for k, v in commands.items() if "all_private_chats" in k and '""' in k)
+    assert {c["command"] for c in group_menu} >= {
+        "newgame",
+        "score",
+        "rules",
+        "leave",
+        "stop",
+        "language",
+        "help",
+    }
+    assert {c["command"] for c in private_menu} >= {"start", "help", "language"}
+    assert any('"en"' in k for k in commands)
+
+
+async def test_rules_explain_the_tables_rules_in_the_chats_language(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await anya.send(group, "/rules")
+    text = (await group.wait_text("Козёл")).content
+    assert "шмон" in text and "Настройки:" in text
+    await anya.start()
+    await anya.dm.wait_bot_message()
+    await anya.send_dm("/rules")
+    assert "черпак" in (await anya.dm.wait_text("Настройки")).content
+
+
+async def test_a_player_at_two_tables_gets_two_labelled_hands(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    first, second = driver.add_group("Козлятник", [anya]), driver.add_group("Дача", [anya])
+    await start_game(driver, first, [anya])
+    await start_game(driver, second, [anya])
+
+    def hands() -> list[str] | None:
+        titles = [m.content.split(" · ")[0] for m in anya.dm.bot_messages if "раздача №" in m.content]
+        return titles if len(titles) >= 2 else None
+
+    titles = await driver.wait_for(hands, what="two hands")
+    assert any("Козлятник" in t for t in titles) and any("Дача" in t for t in titles)

@@ -1,0 +1,61 @@
+"""/score: the shestyorki tally as a picture of the expected size, with a caption; /leave and /stop."""
+
+from __future__ import annotations
+
+import io
+import random
+
+from PIL import Image
+
+from bot.handlers.services import Services
+from bot.handlers.tally import HEIGHT, WIDTH, tally_png
+from bot.sandbox import Driver
+from tests.bot.helpers import legal_hand, play_until, start_game
+
+
+def test_the_tally_picture_is_a_png_of_the_expected_size() -> None:
+    for penalty in ((0, 0), (2, 7), (12, 14), (30, 0)):
+        image = Image.open(io.BytesIO(tally_png(penalty)))
+        assert image.format == "PNG" and image.size == (WIDTH, HEIGHT)
+
+
+def test_more_penalty_uncovers_more_pips() -> None:
+    def dark(penalty: int) -> int:
+        image = Image.open(io.BytesIO(tally_png((penalty, 0)))).convert("L").crop((0, 60, WIDTH // 2, 250))
+        return sum(1 for p in image.tobytes() if p < 40)
+
+    assert dark(0) < dark(4) < dark(8) < dark(12)
+
+
+async def test_score_sends_the_picture_with_a_caption(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await anya.send(group, "/score")
+    assert "нет игры" in (await group.wait_bot_message()).content
+    await start_game(driver, group, [anya])
+    await play_until(driver, svc, [anya], lambda: any(m.content.startswith("🏁") for m in group.bot_messages),
+                     rng=random.Random(4))  # fmt: skip
+    await anya.send(group, "/score")
+    picture = await group.wait_bot_message(lambda m: m.photo_file_id is not None)
+    assert "Счёт на шестёрках" in picture.content and "Аня и 🤖 Бот №3" in picture.content
+    stored = driver.world.files[picture.photo_file_id]  # type: ignore[index]
+    assert Image.open(io.BytesIO(stored.data)).size == (WIDTH, HEIGHT)
+
+
+async def test_leave_gives_the_seat_to_a_bot_and_stop_ends_the_game(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, boris, vera = driver.add_user("Аня"), driver.add_user("Борис"), driver.add_user("Вера")
+    group = driver.add_group("Козлятник", [anya, boris, vera])
+    await start_game(driver, group, [anya, boris])
+    await boris.send(group, "/leave")
+    await group.wait_text("Борис выходит из-за стола")
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.seats[1] is not None and table.seats[1].is_bot
+    await legal_hand(driver, svc, anya)  # the game goes on without him
+    await vera.send(group, "/stop")
+    await group.wait_text("Остановить игру может тот, кто собрал стол")
+    await anya.send(group, "/stop")
+    await group.wait_text("Игра остановлена")
+    assert await svc.storage.load_table(group.id, None) is None
+    assert (await svc.storage.history(group.id))[0]["rules"] == table.rules

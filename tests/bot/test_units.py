@@ -1,0 +1,143 @@
+"""The codec, the catalogs, the outbox's coalescing and the embedded Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from bot.engine import ALL_CARDS, Cut, Declare, Exchange, Play, Suit, Swap
+from bot.handlers.codec import MAX_CALLBACK, BadData, Button, Codec
+from bot.handlers.game import decode_action, encode_action
+from bot.handlers.i18n import LANGS, LOCALES_DIR, Tr, translations
+from bot.handlers.outbox import Content, Limits, Outbox
+from bot.storage import EmbeddedRedis
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_callback_data_round_trips_within_64_bytes() -> None:
+    codec = Codec(b"secret")
+    button = Button(-1_009_999_999_999, 2_147_483_647, "abcdef", 99_999, "AgASKSQHJD")
+    data = codec.pack(button)
+    assert len(data.encode()) <= MAX_CALLBACK
+    assert codec.unpack(data) == button
+    with pytest.raises(BadData):
+        Codec(b"other").unpack(data)
+    with pytest.raises(BadData):
+        codec.unpack(data.replace("AgASKSQHJD", "AgASKSQHJC"))
+
+
+def test_deep_links_round_trip_and_fit_telegram() -> None:
+    codec = Codec(b"secret")
+    payload = codec.pack_link("j", -1_009_999_999_999, 12345, "abcdef", 3)
+    assert re.fullmatch(r"[A-Za-z0-9_-]{1,64}", payload)
+    assert codec.unpack_link(payload) == ("j", -1_009_999_999_999, 12345, "abcdef", 3)
+    with pytest.raises(BadData):
+        codec.unpack_link(payload[:-1] + ("0" if payload[-1] != "0" else "1"))
+
+
+def test_every_action_has_a_short_code() -> None:
+    actions: list[Any] = [Play(c) for c in ALL_CARDS] + [Declare(None), Declare(Suit.HEARTS), Swap(True),
+                                                          Exchange(False), Cut(17)]  # fmt: skip
+    for action in actions:
+        assert decode_action(encode_action(action)) == action
+
+
+def _keys_in_code() -> set[str]:
+    keys: set[str] = set()
+    for path in (ROOT / "bot" / "handlers").glob("*.py"):
+        keys |= set(re.findall(r'(?:tr|utr|Refusal)(?:\.n)?\(\s*"([a-z_]+\.[a-z_.]+)"', path.read_text()))
+        keys |= set(re.findall(r'"((?:alert|leave|stop)\.[a-z_]+)"', path.read_text()))
+    return keys
+
+
+def test_both_catalogs_translate_the_same_keys_with_the_same_placeholders() -> None:
+    ru, en = translations("ru"), translations("en")
+    ru_keys = {k for k in ru._catalog if isinstance(k, str) and k}  # type: ignore[attr-defined]
+    en_keys = {k for k in en._catalog if isinstance(k, str) and k}  # type: ignore[attr-defined]
+    assert ru_keys == en_keys
+    for key in ru_keys:
+        assert set(re.findall(r"{(\w+)}", Tr("ru")(key))) == set(re.findall(r"{(\w+)}", Tr("en")(key))), key
+    missing = {k for k in _keys_in_code() if not Tr("ru").has(k)}
+    assert not missing
+    assert set(LANGS) == {p.name for p in LOCALES_DIR.iterdir() if p.is_dir()}
+
+
+class _CountingBot:
+    def __init__(self) -> None:
+        self.edits: list[str] = []
+
+    async def edit_message_text(self, text: str, **kwargs: object) -> None:
+        self.edits.append(text)
+
+
+async def test_the_outbox_coalesces_quick_edits_and_always_sends_the_last() -> None:
+    bot = _CountingBot()
+    outbox = Outbox(bot, limits=Limits(group_interval=0.2, private_interval=0.2, global_interval=0))  # type: ignore[arg-type]
+    for i in range(32):
+        outbox.edit(-100, 1, Content(f"state {i}"))
+        await asyncio.sleep(0.005)
+    await outbox.drain()
+    assert bot.edits[-1] == "state 31"
+    assert len(bot.edits) <= 3
+
+
+async def test_the_embedded_redis_keeps_its_data_append_only(tmp_path: Path) -> None:
+    server = EmbeddedRedis(tmp_path / "data")
+    url = await server.start()
+    try:
+        client = redis.Redis.from_url(url)
+        client.set("k", "v")
+        client.close()
+        assert (tmp_path / "data" / "appendonlydir").exists() or (
+            tmp_path / "data" / "appendonly.aof"
+        ).exists()
+    finally:
+        server.stop()
+
+
+def test_every_option_value_phase_and_event_has_a_text() -> None:
+    from bot.engine import Phase
+    from bot.engine.ai import LEVELS
+    from bot.engine.cards import RANKS, SUITS
+    from bot.handlers import rules_menu
+    from bot.handlers.table_view import EVENTS
+
+    for lang in LANGS:
+        tr = Tr(lang)
+        needed = [f"preset.{p}" for p in rules_menu.presets()]
+        for preset in rules_menu.presets():
+            for name, values in rules_menu.options_of(preset):
+                needed.append(f"opt.{name}")
+                for value in values:
+                    assert not rules_menu.value_text(tr, value).startswith("val."), (lang, name, value)
+        needed += [f"level.{level}" for level in LEVELS]
+        needed += [f"rank.{r.value}" for r in RANKS] + [f"suit.{s.value}" for s in SUITS]
+        needed += [f"phase.{p.value}" for p in Phase if p is not Phase.OVER]
+        needed += [f"prompt.{p.value}" for p in Phase if p is not Phase.OVER]
+        needed += [f"event.{e}" for e in EVENTS] + [f"cat.{c}" for c in ("para", "cherpak", "shestak")]
+        needed += ["void.redeal", "void.deal_passes"]
+        assert [k for k in needed if not tr.has(k)] == [], lang
+
+
+async def test_an_urgent_edit_does_not_wait_behind_a_relaxed_one() -> None:
+    bot = _CountingBot()
+    limits = Limits(group_interval=0, private_interval=0, global_interval=0, relaxed_interval=5.0)
+    outbox = Outbox(bot, limits=limits)  # type: ignore[arg-type]
+    outbox.edit(5, 1, Content("a"))
+    await outbox.drain()
+    outbox.edit(5, 1, Content("b"), urgent=False)  # mid-trick: may wait up to five seconds
+    await asyncio.sleep(0.05)
+    assert bot.edits == ["a"]
+    outbox.edit(5, 2, Content("c"))  # another message, urgent: goes at once
+    outbox.edit(5, 1, Content("d"))  # the waiting edit gets newer, urgent content
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await outbox.drain()
+    assert loop.time() - started < 1.0
+    assert sorted(bot.edits) == ["a", "c", "d"]
