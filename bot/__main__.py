@@ -1,9 +1,9 @@
-"""``python -m bot``: the real bot with ``BOT_TOKEN`` set, otherwise the local sandbox.
+"""``python -m bot``: the bot, configured from the environment (see README "Running in production").
 
-Environment: ``BOT_TOKEN`` (real Telegram), ``REDIS_URL`` (else an embedded Redis keeps its data in
-``KOZEL_DATA_DIR``, default ``./data``), ``BOT_DELAY`` (seconds a bot player waits before each move,
-default 1), ``SANDBOX_HOST`` / ``SANDBOX_PORT`` (default 127.0.0.1:8080), ``SANDBOX_RATE_LIMITS=0`` to let
-the emulator ignore Telegram's flood limits.
+No ``BOT_TOKEN``: the local sandbox (the emulator and its page on ``SANDBOX_HOST:SANDBOX_PORT``,
+default 127.0.0.1:8080; ``SANDBOX_RATE_LIMITS=0`` lets it ignore flood limits). ``BOT_TOKEN`` alone:
+long polling. ``BOT_TOKEN`` with ``WEBHOOK_URL`` and ``WEBHOOK_SECRET``: webhook mode with ``/healthz``.
+A missing or malformed setting stops the bot at once with a message naming it.
 """
 
 from __future__ import annotations
@@ -12,34 +12,73 @@ import asyncio
 import functools
 import logging
 import os
+import signal
+import sys
 
-from bot.app import build_application
+from bot.app import AnyApplication, build_application
+from bot.config import Config, ConfigError, load_config
 from bot.handlers.services import Settings
+from bot.healthcheck import HEARTBEAT
+from bot.logs import setup_logging
 from bot.sandbox.server import serve_sandbox
 from bot.sandbox.world import EmulatorConfig
+from bot.webhook import serve_webhook, stop_webhook
+
+_LOG = logging.getLogger("bot")
 
 
-def main() -> None:
-    """Run the bot against Telegram, or against the emulator when no token is configured."""
-    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=logging.INFO)
-    # httpx logs every request at INFO, which in polling mode is noise.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    settings = Settings(bot_delay=float(os.environ.get("BOT_DELAY", "1")))
+def main() -> int:
+    """Run the bot in the configured mode; returns the exit status."""
+    try:
+        config = load_config()
+    except ConfigError as e:
+        print(e, file=sys.stderr)
+        return 2
+    setup_logging(config.log_level, config.log_format)
     factory = functools.partial(
         build_application,
-        settings=settings,
-        redis_url=os.environ.get("REDIS_URL") or None,
-        data_dir=os.environ.get("KOZEL_DATA_DIR", "data"),
+        settings=Settings(bot_delay=config.bot_delay),
+        redis_url=config.redis_url,
+        data_dir=str(config.data_dir),
+        heartbeat=config.data_dir / HEARTBEAT,
+        base_url=config.bot_api_base_url,
     )
-    token = os.environ.get("BOT_TOKEN", "").strip()
-    if token:
-        factory(token).run_polling()
-        return
-    host = os.environ.get("SANDBOX_HOST", "127.0.0.1")
-    port = int(os.environ.get("SANDBOX_PORT", "8080"))
-    config = EmulatorConfig(rate_limits=os.environ.get("SANDBOX_RATE_LIMITS", "1") != "0")
-    asyncio.run(serve_sandbox(factory, host=host, port=port, config=config))
+    _LOG.info("starting in %s mode", config.mode)
+    if config.mode == "sandbox":
+        host = os.environ.get("SANDBOX_HOST", "127.0.0.1")
+        port = int(os.environ.get("SANDBOX_PORT", "8080"))
+        emulator = EmulatorConfig(rate_limits=os.environ.get("SANDBOX_RATE_LIMITS", "1") != "0")
+        sandbox_factory = functools.partial(factory, base_url=None)
+        asyncio.run(serve_sandbox(sandbox_factory, host=host, port=port, config=emulator))
+        return 0
+    assert config.bot_token is not None
+    application = factory(config.bot_token.get_secret_value())
+    if config.mode == "polling":
+        application.run_polling()
+        return 0
+    asyncio.run(_run_webhook(application, config))
+    return 0
+
+
+async def _run_webhook(application: AnyApplication, config: Config) -> None:
+    """Serve the webhook until SIGINT or SIGTERM."""
+    assert config.webhook_url is not None and config.webhook_secret is not None
+    runner = await serve_webhook(
+        application,
+        url=config.webhook_url,
+        secret=config.webhook_secret.get_secret_value(),
+        listen=config.webhook_listen,
+        port=config.webhook_port,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        await stop_webhook(application, runner)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

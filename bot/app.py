@@ -7,6 +7,7 @@ import logging
 import os
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from telegram import Update
@@ -37,6 +38,7 @@ def build_application(
     rate_limiter: bool = True,
     executor: Executor | None = None,
     data_dir: str = "data",
+    heartbeat: Path | None = None,
 ) -> AnyApplication:
     """Build the Kozel bot.
 
@@ -64,6 +66,12 @@ def build_application(
     )
     builder = builder.application_class(KozelApplication, kwargs={"wiring": wiring})
     application = builder.build()
+    if heartbeat is not None and application.job_queue is not None:
+        # The image's health check reads this file's age (python -m bot.healthcheck). An interval
+        # job added before the scheduler starts first fires one interval after start, hence the
+        # beat in KozelApplication.start as well.
+        wiring.heartbeat = heartbeat
+        application.job_queue.run_repeating(_beat, interval=15, data=heartbeat, name="heartbeat")
     register(application)
     application.add_error_handler(_log_error)
     return application
@@ -82,6 +90,7 @@ class _Wiring:
     executor: Executor
     owned_executor: bool
     embedded: list[EmbeddedRedis] = field(default_factory=list)
+    heartbeat: Path | None = None
 
 
 class KozelApplication(Application):  # type: ignore[type-arg]
@@ -123,6 +132,12 @@ class KozelApplication(Application):  # type: ignore[type-arg]
         except Exception as e:  # the menu is a nicety; the bot works without it
             _LOG.warning("setMyCommands failed: %s", e)
 
+    async def start(self) -> None:
+        """Start the application (and its job queue) and beat once right away."""
+        await super().start()
+        if self._wiring.heartbeat is not None:
+            _touch(self._wiring.heartbeat)
+
     async def stop(self) -> None:
         """Stop bot players and the outbox, then the application."""
         svc: Services | None = self.bot_data.get("svc")
@@ -144,6 +159,18 @@ class KozelApplication(Application):  # type: ignore[type-arg]
         if w.owned_executor:
             w.executor.shutdown(wait=False, cancel_futures=True)
         await super().shutdown()
+
+
+async def _beat(context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Touch the heartbeat file: the job queue runs, so the event loop is alive."""
+    path = context.job.data if context.job is not None else None
+    if isinstance(path, Path):
+        _touch(path)
+
+
+def _touch(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch()
 
 
 async def _log_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -73,5 +73,6 @@ def setup_logging(level: str = "INFO", fmt: str = "json") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    # httpx logs every request at INFO: the Bot API calls would drown the game's lines.
-    logging.getLogger("httpx").setLevel(max(logging.WARNING, root.level))
+    # httpx logs every request and APScheduler every job run at INFO: they would drown the game's lines.
+    for noisy in ("httpx", "apscheduler"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))

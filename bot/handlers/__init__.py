@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler, filters
+from telegram import Update
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler, ContextTypes, TypeHandler, filters
 
+from bot import logs
 from bot.handlers import commands, lobby, play
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
@@ -14,6 +16,8 @@ AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 def register(application: AnyApplication) -> None:
     """Add every handler to ``application``."""
     groups, private = filters.ChatType.GROUPS, filters.ChatType.PRIVATE
+    # First, in a group of its own: tag every log line of this update with its chat.
+    application.add_handler(TypeHandler(Update, _bind_log_context), group=-1)
     application.add_handler(CommandHandler("start", commands.start))
     application.add_handler(CommandHandler("help", commands.help_command))
     application.add_handler(CommandHandler("rules", commands.rules_command))
@@ -26,3 +30,10 @@ def register(application: AnyApplication) -> None:
         CommandHandler(["newgame", "score", "leave", "stop"], commands.group_only, filters=private)
     )
     application.add_handler(CallbackQueryHandler(play.on_tap))
+
+
+async def _bind_log_context(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Tag the log lines written while handling ``update`` with its chat id."""
+    logs.clear()
+    if update.effective_chat is not None:
+        logs.bind(chat_id=update.effective_chat.id)

@@ -13,6 +13,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
+from bot import logs
 from bot.handlers.codec import Codec
 from bot.handlers.game import Progress, match_record
 from bot.handlers.outbox import Limits, Outbox
@@ -86,6 +87,8 @@ class Services:
         async with self.lock(key):
             for _ in range(8):
                 table = await self.storage.load_table(*key)
+                if table is not None:
+                    logs.bind(chat_id=table.chat_id, game_id=table.table_id)
                 before = table.model_dump_json() if table is not None else None
                 result = change(table)
                 if table is None or table.model_dump_json() == before:

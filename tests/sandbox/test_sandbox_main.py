@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -22,7 +23,7 @@ async def test_python_m_bot_serves_the_sandbox_and_stops_on_ctrl_c(tmp_path: Pat
         SANDBOX_HOST="127.0.0.1",
         SANDBOX_PORT="0",
         PYTHONUNBUFFERED="1",
-        KOZEL_DATA_DIR=str(tmp_path / "data"),
+        DATA_DIR=str(tmp_path / "data"),
     )
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -71,3 +72,7 @@ async def test_python_m_bot_serves_the_sandbox_and_stops_on_ctrl_c(tmp_path: Pat
     assert "Traceback" not in "".join(output), "".join(output)
     data = tmp_path / "data"
     assert (data / "appendonly.aof").exists() or (data / "appendonlydir").is_dir(), "no append-only file"
+    # The health check's heartbeat is written by the running bot.
+    assert (data / "heartbeat").exists(), "no heartbeat file"
+    logged = [line for line in "".join(output).splitlines() if line.startswith("{")]
+    assert logged and all(json.loads(line)["level"] for line in logged), "logs are JSON lines"
