@@ -784,6 +784,14 @@ class World:
         """Updates the bot has not fetched yet."""
         return sum(1 for update in self._updates if update["update_id"] > self._last_delivered)
 
+    def take_updates(self) -> list[JSONDict]:
+        """Remove and return every queued update, for delivering them by webhook (to one or more bots)."""
+        taken = list(self._updates)
+        self._updates.clear()
+        if taken:
+            self._last_delivered = max(self._last_delivered, taken[-1]["update_id"])
+        return taken
+
     # ----- the Bot API -------------------------------------------------------------------------
 
     def call(self, method: str, params: Params) -> Any:

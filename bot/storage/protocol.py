@@ -59,6 +59,10 @@ class Storage(Protocol):
         """Store a person's settings."""
         ...
 
+    async def claim_update(self, update_id: int) -> bool:
+        """True the first time any process claims ``update_id``: an update delivered twice is handled once."""
+        ...
+
     async def close(self) -> None:
         """Release the connection."""
         ...

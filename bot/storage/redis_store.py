@@ -157,6 +157,11 @@ class RedisStorage:
             return model()
         return model.model_validate(raw)
 
+    async def claim_update(self, update_id: int) -> bool:
+        """True the first time any process claims ``update_id`` (kept a day: Telegram retries for less)."""
+        claimed = await self.client.set(f"{self.prefix}kozel:update:{update_id}", 1, nx=True, ex=86400)
+        return bool(claimed)
+
     async def close(self) -> None:
         """Close the connection pool."""
         await self.client.aclose()

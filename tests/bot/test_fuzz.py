@@ -67,12 +67,12 @@ async def test_hostile_input_changes_nothing(app: object, driver: Driver, svc: S
     other_group = driver.add_group("Другая группа", [stranger, people[0]])
     await start_game(driver, group, people)
     # Someone has a decision to take; collect every real button there is.
-    hands = {}
-    for user in people:
-        await user.dm.wait_bot_message()
-    for user in people:
-        if user.dm.bot_messages:
-            hands[user.name] = user.dm.bot_messages[-1]
+    await driver.wait_for(
+        lambda: all(any(m.buttons for m in u.dm.bot_messages) for u in people) or None,
+        what="every player's hand in private",
+    )
+    await driver.settle()
+    hands = {u.name: next(m for m in reversed(u.dm.bot_messages) if m.buttons) for u in people}
     real = [d for m in hands.values() for _, _, d in buttons(svc, m)]
     real += [d for _, _, d in buttons(svc, group.bot_messages[-1])]
     assert real, "no buttons to mutate"

@@ -1,0 +1,119 @@
+"""Two bot processes behind one webhook share Redis: every update delivered to both applies once."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bot.app import build_application, services_of
+from bot.handlers.outbox import Limits
+from bot.handlers.services import Settings
+from bot.sandbox import Driver, Emulator, EmulatorConfig
+from bot.storage import RedisStorage
+from bot.webhook import SECRET_HEADER, serve_webhook, stop_webhook
+from tests.bot.helpers import NAMES
+
+SECRET = "two-instances"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+async def twins(
+    redis_url: str, storage: RedisStorage
+) -> AsyncIterator[tuple[Emulator, list[int], list[Any]]]:
+    """One emulator, two bot applications (each its own Redis client, the same keys), two webhooks."""
+    async with Emulator(EmulatorConfig()) as emulator:
+        apps, ports, runners, stores = [], [], [], []
+        for _ in range(2):
+            store = RedisStorage.from_url(redis_url, prefix=storage.prefix)
+            application = build_application(
+                emulator.token,
+                base_url=emulator.base_url,
+                base_file_url=emulator.base_file_url,
+                storage=store,
+                settings=Settings(bot_delay=0.0, limits=Limits.off()),
+                rate_limiter=False,
+            )
+            port = _free_port()
+            runner = await serve_webhook(
+                application, url="https://kozel.example.org/tg", secret=SECRET, listen="127.0.0.1", port=port
+            )
+            apps.append(application)
+            ports.append(port)
+            runners.append(runner)
+            stores.append(store)
+        try:
+            yield emulator, ports, apps
+        finally:
+            for application, runner, store in zip(apps, runners, stores, strict=True):
+                await stop_webhook(application, runner)
+                await store.close()
+
+
+async def _deliver_to_both(emulator: Emulator, ports: list[int]) -> int:
+    """Post every queued update to both webhooks, as a retrying or duplicating front end would."""
+    updates = emulator.world.take_updates()
+    async with aiohttp.ClientSession() as http:
+        for update in updates:
+            posts = [
+                http.post(f"http://127.0.0.1:{port}/tg", json=update, headers={SECRET_HEADER: SECRET})
+                for port in ports
+            ]
+            for response in await asyncio.gather(*posts):
+                assert response.status == 200
+                response.release()
+    return len(updates)
+
+
+async def test_two_instances_apply_each_update_once(
+    twins: tuple[Emulator, list[int], list[Any]], caplog: pytest.LogCaptureFixture
+) -> None:
+    emulator, ports, apps = twins
+    driver = Driver(emulator.world, default_timeout=10.0)
+    people = [driver.add_user(n) for n in NAMES]
+    group = driver.add_group("Козлятник", people)
+
+    async def pump() -> None:
+        for _ in range(40):
+            if not await _deliver_to_both(emulator, ports):
+                await asyncio.sleep(0.05)
+                if not emulator.world.pending_updates:
+                    return
+
+    with caplog.at_level(logging.WARNING):
+        for user in people:
+            await user.start()
+        await people[0].send(group, "/newgame")
+        await pump()
+        lobby = await group.wait_bot_message(
+            lambda m: any("🪑" in b.get("text", "") for r in m.buttons for b in r)
+        )
+        for seat, user in enumerate(people):
+            tap = user.tap(lobby, f"Место {seat + 1}", wait_answer=False)
+            await tap
+            await pump()
+        await asyncio.sleep(0.3)
+        await pump()
+    svc = services_of(apps[0])
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None
+    seated = [s.user_id for s in table.seats if s is not None]
+    assert seated == [u.id for u in people], "each seat taken exactly once, by the right person"
+    # One lobby message, and no "a game is already running" reply: the second delivery did nothing.
+    assert len(group.bot_messages) == 1, group.transcript()
+    answers = [c for c in emulator.world.calls if c.method == "answerCallbackQuery"]
+    assert len(answers) == len(people) and all(c.ok for c in answers), "each tap answered once"
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, errors
