@@ -42,12 +42,15 @@ class BotDriver:
     def __init__(self, svc: Services) -> None:
         self.svc = svc
         self._tasks: dict[TableKey, asyncio.Task[None]] = {}
+        #: Tables kicked while their task was still running: it must look again before it ends.
+        self._kicked: set[TableKey] = set()
 
     def kick(self, table: Table) -> None:
         """Make sure a bot whose turn it is will act."""
         if bot_to_act(table) is None:
             return
         key = key_of(table)
+        self._kicked.add(key)
         task = self._tasks.get(key)
         if task is None or task.done():
             self._tasks[key] = asyncio.create_task(self._drive(key), name=f"bots {key}")
@@ -78,10 +81,15 @@ class BotDriver:
     async def _drive(self, key: TableKey) -> None:
         svc = self.svc
         while True:
+            self._kicked.discard(key)
             # Bots wait until the table is on screen, so people see the deal before it is played.
             await svc.presenter.idle(key)
             table = await svc.storage.load_table(*key)
             if table is None or (seat := bot_to_act(table)) is None:
+                # A kick that came while we were loading may have found this task still running;
+                # without this second look that bot would never move (a lost wake-up).
+                if key in self._kicked:
+                    continue
                 return
             if svc.settings.bot_delay > 0:
                 await asyncio.sleep(svc.settings.bot_delay)
