@@ -21,7 +21,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -110,9 +110,15 @@ def play_duplicate(
 
 
 def run(
-    rules: Rules, sides: tuple[Sequence[str], Sequence[str]], deals: int, seed: int, jobs: int = 1
+    rules: Rules,
+    sides: tuple[Sequence[str], Sequence[str]],
+    deals: int,
+    seed: int,
+    jobs: int = 1,
+    progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Play duplicate matches until ``deals`` paired deals are in, and summarise them."""
+    """Play duplicate matches until ``deals`` paired deals are in, and summarise them; ``progress``
+    gets the summary so far after every batch of matches (long runs can be stopped at any time)."""
     pairs: list[tuple[int, int]] = []
     matches: list[bool | None] = []
     times: tuple[list[float], list[float]] = ([], [])
@@ -135,6 +141,8 @@ def run(
                 matches.extend(r["matches"])
                 times[0].extend(r["times_a"])
                 times[1].extend(r["times_b"])
+            if progress is not None:
+                progress(summarise(pairs[:deals], matches, times))
     finally:
         if pool is not None:
             pool.shutdown()
@@ -201,11 +209,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    ap.add_argument("--progress", metavar="FILE", help="rewrite FILE with the JSON summary after every batch")
     args = ap.parse_args(argv)
     rules = Rules.make(args.preset, **dict(_option(o) for o in args.option))
     sides = (args.a.split(","), args.b.split(","))
-    summary = run(rules, sides, args.deals, args.seed, args.jobs)
-    summary = {"a": args.a, "b": args.b, "preset": args.preset, "seed": args.seed, **summary}
+    head = {"a": args.a, "b": args.b, "preset": args.preset, "seed": args.seed}
+
+    def write(partial: dict[str, Any]) -> None:
+        with open(args.progress, "w", encoding="utf-8") as f:
+            json.dump({**head, **partial}, f)
+
+    summary = run(rules, sides, args.deals, args.seed, args.jobs, write if args.progress else None)
+    summary = {**head, **summary}
     if args.json:
         print(json.dumps(summary))
     else:

@@ -15,7 +15,10 @@ def tiny_medium() -> SearchPlayer:
 
 def tiny_hard() -> SearchPlayer:
     """``hard``'s algorithm on three worlds, solving the last three tricks."""
-    return SearchPlayer("tiny-hard", Budget(seconds=1e9, min_worlds=3, max_worlds=3, rollouts=1, solve_at=12))
+    return SearchPlayer(
+        "tiny-hard",
+        Budget(seconds=1e9, min_worlds=3, max_worlds=3, rollouts=1, solve_at=12, policy_trick=True),
+    )
 
 
 def tiny_cheat() -> SearchPlayer:
@@ -33,5 +36,6 @@ def small_medium() -> SearchPlayer:
 def small_hard() -> SearchPlayer:
     """``hard``'s algorithm on a fixed 60 worlds."""
     return SearchPlayer(
-        "small-hard", Budget(seconds=1e9, min_worlds=60, max_worlds=60, rollouts=1, solve_at=16)
+        "small-hard",
+        Budget(seconds=1e9, min_worlds=60, max_worlds=60, rollouts=1, solve_at=16, policy_trick=True),
     )

@@ -47,3 +47,16 @@ def test_cli_mixes_levels_and_import_paths(capsys: pytest.CaptureFixture[str]) -
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert out["paired_deals"] == 3 and out["preset"] == "classic"
+
+
+def test_progress_reports_the_summary_after_each_batch() -> None:
+    seen: list[int] = []
+    s = run(
+        Rules.make("draw"),
+        (["easy"], ["random"]),
+        deals=4,
+        seed=2,
+        progress=lambda p: seen.append(p["paired_deals"]),
+    )
+    assert seen and seen[-1] == s["paired_deals"] == 4
+    assert seen == sorted(seen)

@@ -65,7 +65,5 @@ def test_gives_points_to_a_winning_partner(level: str, seed: int) -> None:
     view = view_for(deal, 2)
     assert not any(c.rank.value in "QJ" or c.suit.value == "D" for c in view.hand)
     played = card(choice(level, deal, seed))
-    if level == "easy":
-        assert played.points == 11  # an ace
-    else:
-        assert played.points >= 10  # search may judge a ten as good as an ace here
+    # An ace or a ten: keeping the ♠A, still master, for a trick of its own and giving the ♠10 is sound.
+    assert played.points >= 10

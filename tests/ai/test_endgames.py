@@ -60,3 +60,20 @@ def test_the_last_tricks_are_taken_to_reach_61() -> None:
     values = Solver().move_values(w)
     assert max(values.values()) > 0
     assert best(w) == "AH"
+
+
+def test_equivalent_cards_are_decided_without_searching() -> None:
+    # Seat 3 leads ♠9; seat 0, void in spades, holds ♥9 ♥8 and no other heart is in play: the two are one
+    # card to the search, which returns the rule player's card at once (no world is ever played out).
+    w = world(
+        {0: "9H 8H", 1: "AS 7S", 2: "7C 8C", 3: "8S 9S"}, leader=3, pts=(40, 50), won=(3, 3), trick="9S"
+    )
+    calls = []
+
+    def one_world() -> World:
+        calls.append(1)
+        return w.copy()
+
+    player = SearchPlayer("hard", HARD)
+    assert player.search(card("8H").bit, one_world, random.Random(1)) == card("8H").bit
+    assert len(calls) == 1

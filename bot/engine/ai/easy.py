@@ -1,13 +1,21 @@
-"""``easy``: a rule player that knows the craft and decides in well under a millisecond.
+"""``easy``: a rule player that knows the craft and decides within a few milliseconds.
 
-Cards in play: catch the opponents' ♣Q with the шмон, never feed ours to a шмон that may still come,
-give points to a partner whose trick is safe, take point-rich tricks with the cheapest sure card, cash
-masters, lead into the partner's void, count trumps. Decisions before play follow simple hand counts.
+Hard rules first: catch the opponents' ♣Q with the шмон, never feed ours to a шмон that may still come,
+keep the шмон for their ♣Q unless a rich trick needs it. Among the cards left, each is weighed by a
+one-trick lookahead (:mod:`bot.engine.ai.trick`) over a couple of dozen sampled worlds — who takes the
+trick and with how many points, when everyone still to play gives points to a partner's sure trick and
+beats the opponents with the cheapest card that does — plus, in half of those worlds, a random
+play-out of the rest of the deal, minus what the card is worth keeping (high and master trumps,
+masters of plain suits). Leads add the lead rules' score: draw trumps with the master
+when the pair holds enough of them, cash masters before the opponents are known void, lead low into
+the partner's void, keep points off suits the opponents can trump. Decisions before play follow
+simple hand counts.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from bot.engine.actions import (
     Action,
@@ -28,11 +36,13 @@ from bot.engine.order import Tables
 from bot.engine.view import SeatView
 
 from .sample import Knowledge, knowledge, sample_world
-from .world import N_SEATS, PAIR_OF, QC_BIT, bits_of
+from .solver import merge_equivalent
+from .trick import finish
+from .world import N_SEATS, PAIR_OF, QC_BIT, World, bits_of, fast_rollout
 
 
 class EasyPlayer:
-    """The ``easy`` level: fixed rules of good play, no search."""
+    """The ``easy`` level: rules of good play weighed by a one-trick lookahead (no tree search)."""
 
     name = "easy"
 
@@ -49,10 +59,25 @@ class EasyPlayer:
 # ---------------------------------------------------------------------------- play
 
 
-#: Worlds the rule player samples to judge whether a trick is safe (a millisecond or two).
-SAFETY_WORLDS = 16
-#: A trick counts as safe when no later opponent beats it in this share of the sampled worlds.
-SAFE_SHARE = 0.75
+#: Worlds the rule player samples to see how the current trick may end.
+LOOK_WORLDS = 24
+#: Card points a card's keep value (:meth:`_Ctx.keep`) costs when the card is spent now.
+KEEP_WEIGHT = 0.5
+#: Card points the lead rules' score is worth on top of the lookahead (long-term craft: trump
+#: control, cashing masters before the opponents get void, leading into the partner's void).
+LEAD_WEIGHT = 0.6
+#: A caught ♣Q, in card points: it ends the deal and usually costs more than any trick.
+QUEEN_VALUE = 80.0
+#: The шмон is kept for the opponents' ♣Q: spending it on anything else costs this much keep.
+TOP_KEEP = 100.0
+#: In every second world the opponents play carelessly (random legal cards): nobody plays perfectly,
+#: and a card that only pays against perfect defence should not look better than it is.
+CARELESS_EVERY = 2
+#: In this many of the worlds the deal is also played out at random after the trick, so a card's
+#: effect on later tricks and on the scoring thresholds (61, черпак, the caught queen) is felt.
+ROLL_WORLDS = 12
+#: Card points per penalty point of the play-outs' mean worth.
+ROLL_WEIGHT = 15.0
 
 
 def choose_card(view: SeatView, k: Knowledge, rng: random.Random) -> int:
@@ -91,39 +116,14 @@ class _Ctx:
         self.view = view
         self.top = t.top.bit
         self.rng = rng
-        self._worlds: list[list[int]] | None = None
+        self._worlds: list[World] | None = None
+        self._draws: list[float] = []
+        self._seeds: list[int] = []
 
     # -- facts
 
     def opponents_later(self) -> list[int]:
         return [h for h in self.later if PAIR_OF[h] != PAIR_OF[self.me] and h != self.open_seat]
-
-    def can_beat(self, h: int, e: int, power: int) -> bool:
-        """Whether seat ``h`` may hold a card beating ``power`` in a trick led in ``e``."""
-        strength = self.t.strength_by_led[e]
-        return any(strength[b.bit_length() - 1] > power for b in bits_of(self.possible[h]))
-
-    def sure(self, e: int, power: int) -> bool:
-        """Whether no opponent still to play beats ``power`` in :data:`SAFE_SHARE` of sampled worlds."""
-        opps = self.opponents_later()
-        if not any(self.can_beat(h, e, power) for h in opps):
-            return True
-        if self._worlds is None:
-            self._worlds = [sample_world(self.k, self.rng).hands for _ in range(SAFETY_WORLDS)]
-        t = self.t
-        strength = t.strength_by_led[e]
-        must_trump = self.k.static.must_trump
-        safe = 0
-        for hands in self._worlds:
-            beaten = False
-            for h in opps:
-                hand = hands[h]
-                m = hand & t.suit_masks[e] or (must_trump and hand & t.trump_mask) or hand
-                if any(strength[b.bit_length() - 1] > power for b in bits_of(m)):
-                    beaten = True
-                    break
-            safe += not beaten
-        return safe >= SAFE_SHARE * len(self._worlds)
 
     def shmon_threat(self) -> bool:
         """Whether an opponent still to play in this trick may hold the шмон."""
@@ -134,13 +134,13 @@ class _Ctx:
         cid = b.bit_length() - 1
         t = self.t
         if b == self.top:
-            return 100.0
+            return TOP_KEEP
         if b & t.trump_mask:
             higher_out = sum(
                 1 for x in bits_of(self.out & t.trump_mask) if t.power[x.bit_length() - 1] > t.power[cid]
             )
             base = 30.0 - 3.0 * higher_out
-            return max(base, 8.0) + (10.0 if b == QC_BIT else 0.0)
+            return max(base, 8.0) + (10.0 if b == QC_BIT and self.out & self.top else 0.0)
         e = t.eff[cid]
         higher_out = sum(
             1 for x in bits_of(self.out & t.suit_masks[e]) if t.power[x.bit_length() - 1] > t.power[cid]
@@ -183,21 +183,13 @@ class _Ctx:
                 s -= pts
             return s
 
-        return max(bits_of(legal), key=score)
+        return self.look(legal, lambda b: LEAD_WEIGHT * score(b))
 
     # -- following
 
     def follow(self) -> int:
-        t = self.t
         view = self.view
         legal = self.legal
-        e = t.eff[view.trick[0][1].id]
-        strength = t.strength_by_led[e]
-        ws, wp = -1, -2
-        for s1, c in view.trick:
-            p = -1 if s1 == self.open_seat else strength[c.id]
-            if p > wp:
-                ws, wp = s1, p
         opp_cards = 0
         for s1, c in view.trick:
             if PAIR_OF[s1] != PAIR_OF[self.me]:
@@ -212,51 +204,56 @@ class _Ctx:
         if legal & self.top and opp_qc and self.trick_pts < 10:
             avoid |= self.top  # keep the шмон to catch their ♣Q unless a rich trick needs it
         choices = legal & ~avoid or legal & ~(avoid & QC_BIT) or legal
-        me_open = self.me == self.open_seat
-        partner_winning = PAIR_OF[ws] == PAIR_OF[self.me]
-        if partner_winning and self.sure(e, wp):
-            return self.smear(choices)
-        winners = 0 if me_open else sum_bits(b for b in bits_of(choices) if strength[b.bit_length() - 1] > wp)
-        if partner_winning:
-            # The partner may be beaten: secure a rich trick cheaply if we can, else stay low.
-            sure = [b for b in bits_of(winners) if self.sure(e, strength[b.bit_length() - 1])]
-            if sure and self.trick_pts >= 10:
-                return min(sure, key=lambda b: self.keep(b) - POINTS_BY_ID[b.bit_length() - 1])
-            return self.dump(choices)
-        if winners:
-            sure = [b for b in bits_of(winners) if self.sure(e, strength[b.bit_length() - 1])]
-            if sure:
-                cheapest = min(sure, key=lambda b: self.keep(b) - POINTS_BY_ID[b.bit_length() - 1])
-                cost = self.keep(cheapest)
-                gain = self.trick_pts + POINTS_BY_ID[cheapest.bit_length() - 1]
-                if gain >= 10 or cost <= 12 or not self.later:
-                    return cheapest
-            elif self.trick_pts >= 10 and legal & self.top and not avoid & self.top:
-                return self.top
-        return self.dump(choices)
+        return self.look(choices)
 
-    def smear(self, choices: int) -> int:
-        """The card that gives a safely winning partner the most points at the least cost."""
-        t = self.t
+    def worlds(self) -> list[World]:
+        """The sampled worlds, drawn once per decision, with their random numbers."""
+        if self._worlds is None:
+            self._worlds = [sample_world(self.k, self.rng) for _ in range(LOOK_WORLDS)]
+            self._draws = [self.rng.random() for _ in range(LOOK_WORLDS)]
+            # Common random numbers: every card's play-out in a world uses the same stream.
+            self._seeds = [self.rng.getrandbits(32) for _ in range(ROLL_WORLDS)]
+        return self._worlds
 
-        def value(b: int) -> float:
-            pts = POINTS_BY_ID[b.bit_length() - 1]
-            k = self.keep(b)
-            return pts - (k * 0.6 if b & t.trump_mask else 0.0) - (k if k >= 6.0 and pts < 10 else 0.0)
-
-        return max(bits_of(choices), key=value)
-
-    def dump(self, choices: int) -> int:
-        """The card whose loss costs least: no points, little strength."""
-        return min(bits_of(choices), key=lambda b: 3.0 * POINTS_BY_ID[b.bit_length() - 1] + self.keep(b))
-
-
-def sum_bits(bs: object) -> int:
-    """The mask of an iterable of single-card bits."""
-    m = 0
-    for b in bs:  # type: ignore[attr-defined]
-        m |= b
-    return m
+    def look(self, choices: int, bonus: Callable[[int], float] | None = None) -> int:
+        """The card whose trick, averaged over sampled worlds, is worth most (in card points to my pair)
+        after what the card is worth keeping, plus ``bonus``."""
+        s = self.k.static
+        plays0 = [(seat, c.bit) for seat, c in self.view.trick]
+        rest = tuple(self.later)
+        mine = PAIR_OF[self.me]
+        worlds = self.worlds()
+        best, best_v = 0, -1e9
+        for b in merge_equivalent(worlds[0], choices):  # equal cards need weighing once
+            total = 0.0
+            plays = [*plays0, (self.me, b)]
+            roll = 0.0
+            for i, world in enumerate(worlds):
+                hs = world.hands.copy()
+                hs[self.me] ^= b
+                out: list[int] | None = [] if i < ROLL_WORLDS else None
+                careless = (1 - mine, self._draws[i]) if i % CARELESS_EVERY == 0 else None
+                ws, pts, qp = finish(s, hs, plays, rest, careless, out)
+                if qp >= 0:
+                    total += QUEEN_VALUE if qp != mine else -QUEEN_VALUE
+                else:
+                    total += pts if PAIR_OF[ws] == mine else -pts
+                if out is not None:
+                    w = world.copy()
+                    w.play(b)
+                    for b2 in out:
+                        if not w.over:
+                            w.play(b2)
+                    roll += fast_rollout(w, random.Random(self._seeds[i]))
+            v = total / len(worlds) - KEEP_WEIGHT * self.keep(b)
+            if ROLL_WORLDS:
+                sign = 1 if mine == 0 else -1
+                v += ROLL_WEIGHT * sign * roll / ROLL_WORLDS
+            if bonus is not None:
+                v += bonus(b)
+            if v > best_v:
+                best, best_v = b, v
+        return best
 
 
 # ------------------------------------------------------------------ other decisions

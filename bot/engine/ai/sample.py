@@ -42,12 +42,8 @@ class Knowledge:
     won: tuple[int, int]
     restricted: bool
     first: int
-
-
-def open_seat_of(view: SeatView) -> int | None:
-    """The open hand's seat in classic after an exchange (``None`` elsewhere or before the engine has it)."""
-    seat = getattr(view, "open_seat", None)
-    return seat if isinstance(seat, int) else None
+    #: Per unseen card (by bit): how many places (seats, the stock) may take it.
+    places: dict[int, int]
 
 
 def eggs_before_of(view: SeatView) -> int:
@@ -57,17 +53,7 @@ def eggs_before_of(view: SeatView) -> int:
 
 def brag_tricks(view: SeatView) -> int:
     """How many of ``view.tricks`` are classic's brag tricks (laid face up, nobody follows)."""
-    if view.rules.preset != "classic" or view.deal_no < 2 or not view.tricks:
-        return 0
-    t = view.tables
-    if t is None or len(view.tricks) < 2:
-        return min(len(view.tricks), 1)
-    a, b = view.tricks[0], view.tricks[1]
-    same_order = [s for s, _ in a.plays] == [s for s, _ in b.plays] and a.leader == b.leader
-    plain = all(not t.is_trump(c) for tr in (a, b) for _, c in tr.plays)
-    c1, c2 = a.plays[0][1], b.plays[0][1]
-    pairable = c1.suit is c2.suit or c1.rank is c2.rank is Rank.ACE
-    return 2 if same_order and plain and pairable else 1
+    return len(view.brag_laid[0][1]) if view.brag_laid else 0
 
 
 def knowledge(view: SeatView) -> Knowledge:
@@ -75,7 +61,7 @@ def knowledge(view: SeatView) -> Knowledge:
     if view.phase is not Phase.PLAY or view.tables is None:
         raise KozelError(f"worlds are sampled in the play phase, not in {view.phase.value!r}")
     t = view.tables
-    open_seat = open_seat_of(view)
+    open_seat = view.open_seat
     static = Static(view.rules, t, eggs_before_of(view), open_seat)
     me = view.seat
     known = [mask_of(list(cs)) for cs in view.seen]
@@ -114,6 +100,7 @@ def knowledge(view: SeatView) -> Knowledge:
         won=view.tricks_won,
         restricted=restricted,
         first=first,
+        places={b: sum(1 for a in allowed if a & b) for b in bits_of(unseen)},
     )
 
 
@@ -180,7 +167,8 @@ def _place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], l
         j = int(rnd() * (i + 1))
         cards[i], cards[j] = cards[j], cards[i]
     # Most constrained cards first, so a void seat's capacity is not used up by cards anyone could take.
-    cards.sort(key=lambda b: sum(1 for a in allowed if a & b))
+    if strict:
+        cards.sort(key=k.places.__getitem__)
     hands = list(k.known[:N_SEATS])
     stock: list[int] = []
     for b in cards:
@@ -211,8 +199,7 @@ def true_world(deal: Deal) -> World:
     """The deal's actual world (every hand open): the cheating ceiling and the tests use it."""
     if deal.phase is not Phase.PLAY or deal.tables is None:
         raise KozelError(f"a world starts in the play phase, not in {deal.phase.value!r}")
-    open_seat = getattr(deal, "open_seat", None)
-    static = Static(deal.rules, deal.tables, deal.eggs_before, open_seat)
+    static = Static(deal.rules, deal.tables, deal.eggs_before, deal.open_seat)
     first_card = deal._first_lead_card
     first = first_card.bit if first_card is not None and not deal.trick and _no_play_yet(deal) else 0
     return World(

@@ -90,7 +90,7 @@ def _ordered(w: World, seat: int) -> list[int]:
     """Legal cards with equivalent ones merged, the likeliest best first."""
     s = w.s
     legal = w.legal(seat)
-    cards = _merge(w, legal)
+    cards = merge_equivalent(w, legal)
     if len(cards) == 1:
         return cards
     if not w.trick:
@@ -112,7 +112,7 @@ def _ordered(w: World, seat: int) -> list[int]:
     return sorted(cards, key=key)
 
 
-def _merge(w: World, legal: int) -> list[int]:
+def merge_equivalent(w: World, legal: int) -> list[int]:
     """One card from each run of equivalent cards: same suit, same points, nothing in play between them."""
     s = w.s
     eff, power = s.eff, s.tables.power

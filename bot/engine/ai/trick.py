@@ -1,0 +1,147 @@
+"""One-trick lookahead for the rule player: how the current trick ends if everyone plays sensibly.
+
+In a sampled world every seat still to play in this trick follows a short policy a club player would
+recognise: catch the opponents' ♣Q with the шмон, keep the ♣Q away from a шмон that may still come,
+give points to a partner who is sure to win, beat the opponents with the cheapest card that does, and
+otherwise throw the cheapest card. :func:`finish` returns who takes the trick and what it holds, so
+the rule player can weigh each of its cards by the trick it leads to, averaged over a few worlds.
+The policy is a guess about people, not a rule check: it ignores the ``matadors`` exemption.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.engine.cards import POINTS_BY_ID
+
+from .world import PAIR_OF, QC_BIT, Static, bits_of
+
+
+def finish(
+    s: Static,
+    hands: list[int],
+    plays: list[tuple[int, int]],
+    rest: tuple[int, ...],
+    careless: tuple[int, float] | None = None,
+    out: list[int] | None = None,
+) -> tuple[int, int, int]:
+    """Play out the trick ``plays`` in world ``hands`` (not changed) with the seats ``rest`` still to
+    play; the winning seat, the trick's card points and the pair whose ♣Q was caught (-1: none).
+
+    ``careless=(pair, r)`` makes that pair's seats play uniformly random legal cards (driven by ``r`` in
+    [0, 1)): nobody at a real table plays perfectly. The cards played are appended to ``out``."""
+    e = s.eff[plays[0][1].bit_length() - 1]
+    strength = s.by_led[e]
+    suit = s.suit_masks[e]
+    open_seat = s.open_seat
+    ws, wp, pts = -1, -2, 0
+    special: list[tuple[int, int]] = []
+    for seat, b in plays:
+        cid = b.bit_length() - 1
+        p = -1 if seat == open_seat else strength[cid]
+        if p > wp:
+            ws, wp = seat, p
+        pts += POINTS_BY_ID[cid]
+        if b & s.special:
+            special.append((seat, b))
+    for i, h in enumerate(rest):
+        hand = hands[h]
+        m = _legal(s, h, hand, suit)
+        pair = PAIR_OF[h]
+        later_foes = [x for x in rest[i + 1 :] if PAIR_OF[x] != pair and x != open_seat]
+        if careless is not None and pair == careless[0] and m & (m - 1):
+            r = careless[1]
+            careless = (careless[0], r * 7.31 % 1.0)
+            ms = bits_of(m)
+            b = ms[int(r * len(ms))]
+        else:
+            b = _choose(s, m, h, pair, ws, wp, strength, special, later_foes, hands, suit)
+        if out is not None:
+            out.append(b)
+        cid = b.bit_length() - 1
+        p = -1 if h == open_seat else strength[cid]
+        if p > wp:
+            ws, wp = h, p
+        pts += POINTS_BY_ID[cid]
+        if b & s.special:
+            special.append((h, b))
+            if len(special) == 2 and PAIR_OF[special[0][0]] != PAIR_OF[h]:
+                qc_seat = special[0][0] if special[0][1] == QC_BIT else h
+                return ws, pts, PAIR_OF[qc_seat]
+    return ws, pts, -1
+
+
+def _legal(s: Static, h: int, hand: int, suit: int) -> int:
+    """The cards seat ``h`` may play into a trick led in the suit with mask ``suit``."""
+    if h == s.open_seat and not hand & s.tm:
+        return hand
+    return hand & suit or (s.must_trump and hand & s.tm) or hand
+
+
+def _choose(
+    s: Static,
+    m: int,
+    h: int,
+    pair: int,
+    ws: int,
+    wp: int,
+    strength: tuple[int, ...],
+    special: list[tuple[int, int]],
+    later_foes: list[int],
+    hands: list[int],
+    suit: int,
+) -> int:
+    """The card seat ``h`` plays from its legal cards ``m`` under the simple policy."""
+    top = s.top_bit
+    if m & top and any(b == QC_BIT and PAIR_OF[x] != pair for x, b in special):
+        return top
+    if m & QC_BIT and m != QC_BIT:
+        foe_top = any(b == top and PAIR_OF[x] != pair for x, b in special) or any(
+            hands[x] & top for x in later_foes
+        )
+        if foe_top:
+            m &= ~QC_BIT
+    if m & top and m != top:
+        m &= ~top  # the шмон waits for the ♣Q unless nothing else can be played
+    if m & (m - 1) == 0:
+        return m
+    power = s.tables.power
+    mine = PAIR_OF[ws] == pair
+    if mine and not any(_beats(hands[x], s, strength, wp, suit) for x in later_foes):
+        return _best(m, lambda c: POINTS_BY_ID[c] * 10 - power[c])  # smear
+    if not mine and h != s.open_seat:
+        winners = [b for b in bits_of(m) if strength[b.bit_length() - 1] > wp]
+        if winners:
+            safe = [
+                b
+                for b in winners
+                if not any(
+                    _beats(hands[x], s, strength, strength[b.bit_length() - 1], suit) for x in later_foes
+                )
+            ]
+            pool = safe or winners
+            return min(pool, key=lambda b: power[b.bit_length() - 1] * 4 - POINTS_BY_ID[b.bit_length() - 1])
+    return _best(m, lambda c: -POINTS_BY_ID[c] * 10 - power[c])  # throw the cheapest
+
+
+def _beats(hand: int, s: Static, strength: tuple[int, ...], wp: int, suit: int) -> bool:
+    """Whether ``hand`` may legally play a card beating ``wp``."""
+    hand = hand & suit or (s.must_trump and hand & s.tm) or hand
+    while hand:
+        b = hand & -hand
+        if strength[b.bit_length() - 1] > wp:
+            return True
+        hand ^= b
+    return False
+
+
+def _best(m: int, key: Callable[[int], int]) -> int:
+    """The card of ``m`` with the highest ``key(card id)``."""
+    best, best_v = 0, -1 << 30
+    while m:
+        b = m & -m
+        v = key(b.bit_length() - 1)
+        if v > best_v:
+            best, best_v = b, v
+        m ^= b
+    return best
