@@ -1162,41 +1162,27 @@ class World:
 
     def api_sendPhoto(self, params: Params) -> JSONDict:
         """sendPhoto from a multipart upload or a known file_id; the bytes are kept."""
-        chat = self._resolve_chat(params)
-        caption, entities = self._parse_content(params, "caption", MAX_CAPTION, "message caption is too long")
-        markup = self._validate_markup(params)
-        self._check_can_write(chat)
-        stored = self._upload(params, "photo", "photo")
-        thread_id = self._thread_for(chat, params)
-        reply_to = self._reply_target(chat, params)
-        message = self._store_outgoing(
-            chat,
-            caption=caption or None,
-            entities=entities,
-            reply_markup=markup,
-            thread_id=thread_id,
-            reply_to=reply_to,
-            photo_file_id=stored.file_id,
-        )
-        return self._message_json(message)
+        return self._send_file(params, "photo")
 
     def api_sendDocument(self, params: Params) -> JSONDict:
         """sendDocument from a multipart upload or a known file_id."""
+        return self._send_file(params, "document")
+
+    def _send_file(self, params: Params, kind: str) -> JSONDict:
+        """A message carrying an uploaded (or re-sent) file of ``kind`` "photo" or "document"."""
         chat = self._resolve_chat(params)
         caption, entities = self._parse_content(params, "caption", MAX_CAPTION, "message caption is too long")
         markup = self._validate_markup(params)
         self._check_can_write(chat)
-        stored = self._upload(params, "document", "document")
-        thread_id = self._thread_for(chat, params)
-        reply_to = self._reply_target(chat, params)
+        stored = self._upload(params, kind, kind)
         message = self._store_outgoing(
             chat,
             caption=caption or None,
             entities=entities,
             reply_markup=markup,
-            thread_id=thread_id,
-            reply_to=reply_to,
-            document_file_id=stored.file_id,
+            thread_id=self._thread_for(chat, params),
+            reply_to=self._reply_target(chat, params),
+            **{f"{kind}_file_id": stored.file_id},
         )
         return self._message_json(message)
 
