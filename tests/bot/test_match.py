@@ -11,7 +11,7 @@ from bot.app import build_application, services_of
 from bot.handlers.bots import bot_to_act as bot_to_act_seat
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Services, Settings
-from bot.sandbox import Driver, Emulator, running_bot
+from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
 from tests.bot.helpers import NAMES, buttons, legal_hand, lobby, play_until, sit, start_game
@@ -63,9 +63,10 @@ async def test_four_people_play_a_match_to_the_goat(
     assert not driver.failed_calls(), driver.failed_calls()[:3]
 
 
-async def test_one_person_with_three_bot_players(app: object, driver: Driver, svc: Services) -> None:
-    anya = driver.add_user("Аня")
-    group = driver.add_group("Козлятник", [anya])
+async def _match_with_three_bots(
+    driver: Driver, svc: Services, group: SimGroup, anya: SimUser, seed: int
+) -> None:
+    """Anya sits, starts with bots in the other seats and plays her cards until the match is over."""
     message = await lobby(driver, group, anya)
     await sit(anya, message, 0, group)
     await anya.tap(message, "Начать")
@@ -75,7 +76,13 @@ async def test_one_person_with_three_bot_players(app: object, driver: Driver, sv
     def over() -> bool:
         return any("Ещё партию" in b["text"] for m in group.bot_messages for r in m.buttons for b in r)
 
-    await play_until(driver, svc, [anya], over, rng=random.Random(5))
+    await play_until(driver, svc, [anya], over, rng=random.Random(seed))
+
+
+async def test_one_person_with_three_bot_players(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await _match_with_three_bots(driver, svc, group, anya, seed=5)
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.status == "over"
     assert [s is not None and s.is_bot for s in table.seats] == [False, True, True, True]
@@ -89,16 +96,7 @@ async def test_rematch_starts_a_new_match_at_the_same_table(
 ) -> None:
     anya = driver.add_user("Аня")
     group = driver.add_group("Козлятник", [anya])
-    message = await lobby(driver, group, anya)
-    await sit(anya, message, 0, group)
-    await anya.tap(message, "Начать")
-    await group.wait_until(message, lambda m: "Посадить туда ботов" in m.content)
-    await anya.tap(message, "с ботами")
-
-    def over() -> bool:
-        return any("Ещё партию" in b["text"] for m in group.bot_messages for r in m.buttons for b in r)
-
-    await play_until(driver, svc, [anya], over, rng=random.Random(9))
+    await _match_with_three_bots(driver, svc, group, anya, seed=9)
     first = await svc.storage.load_table(group.id, None)
     assert first is not None
     summary = next(
