@@ -1,7 +1,8 @@
 """``python -m bot.engine.bench``: random legal deals per second for each preset, as JSON lines.
 
 Each deal is shuffled, dealt, its decisions before the first lead taken at random, then played out
-with random legal cards and scored; classic alternates first deals and deals opened by the brag.
+with random legal cards and scored. ``classic`` is a match's first deal (dealt one at a time);
+``classic_brag`` a later one, which opens with the brag and often the exchange.
 ``deals_per_s`` goes through :func:`bot.engine.fast.rollout`, the path bot players search with;
 ``api_deals_per_s`` plays every card through :meth:`Deal.play`, which validates and records each
 move. Figures are the median of ``--runs`` runs on one core.
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from bot.engine.cards import ALL_CARDS
 from bot.engine.deal import Deal, Phase
 from bot.engine.fast import rollout
-from bot.engine.rules import PRESETS, Rules
+from bot.engine.rules import Rules
 
 
 def _to_play_phase(deal: Deal, rng: random.Random) -> None:
@@ -31,15 +32,20 @@ def _to_play_phase(deal: Deal, rng: random.Random) -> None:
         deal.apply(seat, acts[int(rng.random() * len(acts))])
 
 
-def _deal_no(rules: Rules, i: int) -> int:
-    """Classic's later deals open with the brag; bench both kinds half and half."""
-    return 1 + i % 2 if rules.preset == "classic" else 1
+#: What each line measures: the rules, and the deal number in the match (classic's later deals
+#: open with the brag).
+CASES: dict[str, tuple[str, int]] = {
+    "classic": ("classic", 1),
+    "classic_brag": ("classic", 2),
+    "flip": ("flip", 1),
+    "draw": ("draw", 1),
+}
 
 
-def _search_path(rules: Rules, rng: random.Random, n: int) -> int:
+def _search_path(rules: Rules, rng: random.Random, n: int, deal_no: int) -> int:
     done = 0
     while done < n:
-        deal = Deal.shuffled(rules, rng, dealer=done % 4, deal_no=_deal_no(rules, done))
+        deal = Deal.shuffled(rules, rng, dealer=done % 4, deal_no=deal_no)
         _to_play_phase(deal, rng)
         if not deal.over:
             rollout(deal, rng)
@@ -47,11 +53,11 @@ def _search_path(rules: Rules, rng: random.Random, n: int) -> int:
     return done
 
 
-def _api_path(rules: Rules, rng: random.Random, n: int) -> int:
+def _api_path(rules: Rules, rng: random.Random, n: int, deal_no: int) -> int:
     done = 0
     rnd = rng.random
     while done < n:
-        deal = Deal.shuffled(rules, rng, dealer=done % 4, deal_no=_deal_no(rules, done))
+        deal = Deal.shuffled(rules, rng, dealer=done % 4, deal_no=deal_no)
         _to_play_phase(deal, rng)
         if deal.over:
             continue
@@ -69,32 +75,38 @@ def _api_path(rules: Rules, rng: random.Random, n: int) -> int:
 
 
 def measure(
-    rules: Rules, path: Callable[[Rules, random.Random, int], int], deals: int, runs: int, seed: int
+    rules: Rules,
+    path: Callable[[Rules, random.Random, int, int], int],
+    deal_no: int,
+    deals: int,
+    runs: int,
+    seed: int,
 ) -> float:
-    """Median deals per second of ``path`` over ``runs`` runs of ``deals`` deals."""
+    """Median deals per second of ``path`` over ``runs`` runs of ``deals`` deals numbered ``deal_no``."""
     rates = []
     for r in range(runs):
         rng = random.Random(seed + r)
         t0 = time.perf_counter()
-        done = path(rules, rng, deals)
+        done = path(rules, rng, deals, deal_no)
         rates.append(done / (time.perf_counter() - t0))
     return statistics.median(rates)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and print one JSON line per preset."""
+    """Run the benchmark and print one JSON line per case."""
     parser = argparse.ArgumentParser(prog="python -m bot.engine.bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--preset", choices=PRESETS, action="append", help="repeatable; default: all")
+    parser.add_argument("--preset", choices=list(CASES), action="append", help="repeatable; default: all")
     parser.add_argument("--deals", type=int, default=3000, help="deals per run (default 3000)")
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (default 5)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    for preset in args.preset or PRESETS:
+    for case in args.preset or CASES:
+        preset, deal_no = CASES[case]
         rules = Rules.make(preset)
-        fast = measure(rules, _search_path, args.deals, args.runs, args.seed)
-        api = measure(rules, _api_path, args.deals, args.runs, args.seed)
+        fast = measure(rules, _search_path, deal_no, args.deals, args.runs, args.seed)
+        api = measure(rules, _api_path, deal_no, args.deals, args.runs, args.seed)
         line = {
-            "preset": preset,
+            "preset": case,
             "deals_per_s": round(fast),
             "api_deals_per_s": round(api),
             "deals": args.deals,
