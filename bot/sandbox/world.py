@@ -115,6 +115,9 @@ class EmulatorConfig:
     callback_answer_timeout: float = 15.0
     max_long_poll: float = 50.0
     messages_kept_per_chat: int = 2000
+    #: Telegram starts a bot's update ids at "a certain positive number", not at 1. A fixed start
+    #: would make a restarted sandbox reuse ids its bot's (persistent) store has already handled.
+    first_update_id: int | None = None
 
 
 @dataclass
@@ -409,7 +412,7 @@ class World:
         self.commands: dict[str, list[JSONDict]] = {}
         self.webhook_url = ""
         self._updates: deque[JSONDict] = deque()
-        self._next_update_id = 1
+        self._next_update_id = self.config.first_update_id or 100_000_000 + secrets.randbelow(900_000_000)
         self._last_confirmed = 0
         self._last_delivered = 0
         # Bot API calls other than getUpdates, so "the bot went quiet" can ignore idle polling.
