@@ -12,8 +12,10 @@ import asyncio
 import functools
 import logging
 import os
+import shutil
 import signal
 import sys
+from pathlib import Path
 
 from bot.app import AnyApplication, build_application
 from bot.config import Config, ConfigError, load_config
@@ -45,6 +47,10 @@ def main() -> int:
     )
     _LOG.info("starting in %s mode", config.mode)
     if config.mode == "sandbox":
+        if config.redis_url is None:
+            # The emulated Telegram starts empty every run; tables kept from an earlier run would
+            # point at chats and messages that no longer exist, so the sandbox's store starts empty too.
+            forget_sandbox_store(config.data_dir)
         host = os.environ.get("SANDBOX_HOST", "127.0.0.1")
         port = int(os.environ.get("SANDBOX_PORT", "8080"))
         emulator = EmulatorConfig(rate_limits=os.environ.get("SANDBOX_RATE_LIMITS", "1") != "0")
@@ -58,6 +64,13 @@ def main() -> int:
         return 0
     asyncio.run(_run_webhook(application, config))
     return 0
+
+
+def forget_sandbox_store(data_dir: Path) -> None:
+    """Remove the embedded Redis's saved data in ``data_dir`` (append-only files and snapshots)."""
+    for name in ("appendonly.aof", "dump.rdb"):
+        (data_dir / name).unlink(missing_ok=True)
+    shutil.rmtree(data_dir / "appendonlydir", ignore_errors=True)
 
 
 async def _run_webhook(application: AnyApplication, config: Config) -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bot.__main__ import forget_sandbox_store
 from bot.config import ConfigError, load_config
 
 TOKEN = "123456789:" + "A" * 35
@@ -70,3 +73,12 @@ def test_config_refuses_a_bad_value_by_name(
         monkeypatch.setenv(name, value)
     with pytest.raises(ConfigError, match=message):
         load_config()
+
+
+def test_sandbox_starts_with_an_empty_store(tmp_path: Path) -> None:
+    (tmp_path / "appendonly.aof").write_text("*1\r\n$8\r\nFLUSHALL\r\n")
+    (tmp_path / "appendonlydir").mkdir()
+    (tmp_path / "appendonlydir" / "x.aof").write_text("")
+    (tmp_path / "heartbeat").touch()
+    forget_sandbox_store(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["heartbeat"]
