@@ -106,12 +106,6 @@ def legal(deal: Deal, seat: int) -> list[Action]:
     """The brag and exchange decisions ``seat`` may take now."""
     st = _state(deal)
     phase = deal.phase
-    if phase is Phase.BRAG_KIND:
-        opts = deal.rules.options
-        assert isinstance(opts, ClassicOptions)
-        return [ChooseBragKind(k) for k in opts.brag_choice]
-    if phase is Phase.CUT:
-        return [Cut(i) for i in range(1, len(st.stock))]
     t = deal.tables
     assert t is not None
     if phase is Phase.BRAG:
@@ -125,6 +119,12 @@ def legal(deal: Deal, seat: int) -> list[Action]:
         return [_SINGLE[c.id] for c in plain]
     if phase is Phase.EXCHANGE:
         return list(_YES_NO)
+    if phase is Phase.BRAG_KIND:
+        opts = deal.rules.options
+        assert isinstance(opts, ClassicOptions)
+        return [ChooseBragKind(k) for k in opts.brag_choice]
+    if phase is Phase.CUT:
+        return [Cut(i) for i in range(1, len(st.stock))]
     if phase is Phase.EXCHANGE_GIVE:
         plan = deal.exchange
         assert plan is not None
@@ -318,10 +318,13 @@ def _resolve(deal: Deal) -> None:
     assert t is not None
     results = []
     for i in range(2 if st.double else 1):
-        plays = tuple((seat, cs[i]) for seat, cs in st.laid)
+        plays = tuple([(seat, cs[i]) for seat, cs in st.laid])
         suit = plays[0][1].suit
-        winner = max(plays, key=lambda p: t.power[p[1].id] if p[1].suit is suit else -1)[0]
-        pts = sum(c.points for _, c in plays)
+        winner, best, pts = -1, -1, 0
+        for seat, c in plays:
+            pts += c.points
+            if c.suit is suit and t.power[c.id] > best:
+                winner, best = seat, t.power[c.id]
         pair = deal.pair_of[winner]
         deal.points[pair] += pts
         deal.tricks_won[pair] += 1

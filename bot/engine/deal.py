@@ -60,6 +60,7 @@ _QUEENS_MASK = mask_of([Card(Rank.QUEEN, s) for s in SUITS])
 _QC_ID = QUEEN_OF_CLUBS.id
 _JC_ID = JACK_OF_CLUBS.id
 _JC_BIT = JACK_OF_CLUBS.bit
+_BRAG_PHASES = frozenset((Phase.BRAG, Phase.EXCHANGE, Phase.EXCHANGE_GIVE, Phase.BRAG_KIND, Phase.CUT))
 _NEXT = tuple((s + 1) % N_SEATS for s in range(N_SEATS))
 CLOCKWISE = tuple(tuple((lead + k) % N_SEATS for k in range(N_SEATS)) for lead in range(N_SEATS))
 #: ``OPEN_LAST[open][leader]``: the others clockwise from the leader, then the open hand.
@@ -484,9 +485,12 @@ class Deal:
         """Every action ``seat`` may take now (empty when it is not his decision)."""
         if seat != self.to_act:
             return []
-        if self.phase is Phase.PLAY:
+        phase = self.phase
+        if phase is Phase.PLAY:
             return [Play(c) for c in self.legal_plays(seat)]
-        if self.phase is Phase.DECLARE:
+        if phase in _BRAG_PHASES:
+            return brag.legal(self, seat)
+        if phase is Phase.DECLARE:
             acts: list[Action] = [Declare(s) for s in SUITS]
             if self._declare_by_last_allowed():
                 acts.append(Declare(None))
@@ -495,8 +499,6 @@ class Deal:
             return [Swap(True), Swap(False)]
         if self.phase is Phase.SWAP_RETURN:
             return [SwapReturn(c) for c in self._tables.sorted(cards_of(self.hands[seat]))]
-        if self.phase is not Phase.OVER:
-            return brag.legal(self, seat)
         return []
 
     def _declare_by_last_allowed(self) -> bool:
