@@ -1,11 +1,14 @@
 """``python -m bot.engine.bench``: random legal deals per second for each preset, as JSON lines.
 
 Each deal is shuffled, dealt, its decisions before the first lead taken at random, then played out
-with random legal cards and scored. ``classic`` is a match's first deal (dealt one at a time);
-``classic_brag`` a later one, which opens with the brag and often the exchange.
-``deals_per_s`` goes through :func:`bot.engine.fast.rollout`, the path bot players search with;
-``api_deals_per_s`` plays every card through :meth:`Deal.play`, which validates and records each
-move. Figures are the median of ``--runs`` runs on one core.
+with random legal cards and scored; a deal that turns out void is dealt again and not counted.
+``classic`` is a match's first deal (dealt one at a time); ``classic_brag`` a later one, which opens
+with the brag and often the exchange. ``deals_per_s`` goes through :func:`bot.engine.fast.rollout`,
+the path bot players search with (it takes classic's brag and exchange on bit masks too; flip's
+declare and swap go through :meth:`Deal.apply`); ``api_deals_per_s`` takes every decision and plays
+every card through :meth:`Deal.apply` and :meth:`Deal.play`, which validate and record each move.
+Figures are the median of ``--runs`` runs on one core, timed in this process's CPU time (the same as
+wall time on an idle machine; on a shared one it is skewed less by other processes).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from collections.abc import Callable
 
 from bot.engine.cards import ALL_CARDS
 from bot.engine.deal import Deal, Phase
-from bot.engine.fast import rollout
+from bot.engine.fast import REDEAL, rollout
 from bot.engine.rules import Rules
 
 
@@ -46,9 +49,9 @@ def _search_path(rules: Rules, rng: random.Random, n: int, deal_no: int) -> int:
     done = 0
     while done < n:
         deal = Deal.shuffled(rules, rng, dealer=done % 4, deal_no=deal_no)
-        _to_play_phase(deal, rng)
-        if not deal.over:
-            rollout(deal, rng)
+        if deal.brag is None:
+            _to_play_phase(deal, rng)  # flip's decisions; the play-out takes classic's brag itself
+        if not deal.over and rollout(deal, rng) is not REDEAL:
             done += 1
     return done
 
@@ -86,9 +89,9 @@ def measure(
     rates = []
     for r in range(runs):
         rng = random.Random(seed + r)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         done = path(rules, rng, deals, deal_no)
-        rates.append(done / (time.perf_counter() - t0))
+        rates.append(done / (time.process_time() - t0))
     return statistics.median(rates)
 
 
