@@ -46,7 +46,7 @@ from bot.engine.cards import (
     deck_mask,
     mask_of,
 )
-from bot.engine.errors import IllegalMoveError, KozelError
+from bot.engine.errors import IllegalMoveError, KozelError, Reason
 from bot.engine.order import TRUMP, Tables, tables_for
 from bot.engine.phase import Phase as Phase  # re-exported: Phase and Trick were born here
 from bot.engine.phase import Trick as Trick
@@ -62,6 +62,17 @@ _JC_ID = JACK_OF_CLUBS.id
 _JC_BIT = JACK_OF_CLUBS.bit
 _BRAG_PHASES = frozenset((Phase.BRAG, Phase.EXCHANGE, Phase.EXCHANGE_GIVE, Phase.BRAG_KIND, Phase.CUT))
 _NEXT = tuple((s + 1) % N_SEATS for s in range(N_SEATS))
+#: The phase each kind of decision belongs to (to tell a refused choice from one asked at the wrong time).
+_PHASE_OF: dict[type, Phase] = {
+    Brag: Phase.BRAG,
+    Exchange: Phase.EXCHANGE,
+    ExchangeGive: Phase.EXCHANGE_GIVE,
+    ChooseBragKind: Phase.BRAG_KIND,
+    Cut: Phase.CUT,
+    Declare: Phase.DECLARE,
+    Swap: Phase.SWAP,
+    SwapReturn: Phase.SWAP_RETURN,
+}
 CLOCKWISE = tuple(tuple((lead + k) % N_SEATS for k in range(N_SEATS)) for lead in range(N_SEATS))
 #: ``OPEN_LAST[open][leader]``: the others clockwise from the leader, then the open hand.
 OPEN_LAST = tuple(
@@ -377,7 +388,7 @@ class Deal:
     def play(self, seat: int, c: Card) -> None:
         """Play ``c`` from ``seat``'s hand; raises :class:`IllegalMoveError` saying why it is not allowed."""
         if not self.legal_mask(seat) & (1 << c.id):
-            raise IllegalMoveError(self._why_not(seat, c))
+            raise self._why_not(seat, c)
         c = ALL_CARDS[c.id]
         self.moves.append((seat, Play(c)))
         self._play(seat, c)
@@ -452,27 +463,31 @@ class Deal:
             multiplier=score.multiplier,
         )
 
-    def _why_not(self, seat: int, c: Card) -> str:
+    def _why_not(self, seat: int, c: Card) -> IllegalMoveError:
         who = f"seat {seat} cannot play {c}"
         if self.phase is Phase.OVER:
-            return f"{who}: the deal is over"
+            return IllegalMoveError(f"{who}: the deal is over", Reason.DEAL_OVER)
         if self.phase is not Phase.PLAY:
-            return (
-                f"{who}: no card is played now, seat {self.to_act} is to {self.phase.value.replace('_', ' ')}"
-            )
+            waiting = f"seat {self.to_act} is to {self.phase.value.replace('_', ' ')}"
+            reason = Reason.WRONG_PHASE if seat == self.to_act else Reason.NOT_YOUR_TURN
+            return IllegalMoveError(f"{who}: no card is played now, {waiting}", reason)
         if seat != self.to_act:
-            return f"{who}: it is seat {self.to_act}'s turn"
+            return IllegalMoveError(f"{who}: it is seat {self.to_act}'s turn", Reason.NOT_YOUR_TURN)
         if not self.hands[seat] & c.bit:
-            return f"{who}: it is not in his hand"
+            return IllegalMoveError(f"{who}: it is not in his hand", Reason.NOT_IN_HAND)
         t = self._tables
         if not self.trick:
             if self._first_lead_card is not None and not self.tricks:
-                return f"{who}: the first lead must be {self._first_lead_card}"
-            return f"{who}: a trump may not be led while he holds a plain card"
+                return IllegalMoveError(
+                    f"{who}: the first lead must be {self._first_lead_card}", Reason.FIRST_LEAD
+                )
+            return IllegalMoveError(
+                f"{who}: a trump may not be led while he holds a plain card", Reason.TRUMP_LEAD
+            )
         if self.hands[seat] & t.suit_masks[self._led_eff]:
             suit = "trumps" if self._led_eff == TRUMP else SUITS[self._led_eff - 1].name.lower()
-            return f"{who}: he must follow {suit}"
-        return f"{who}: void in the led suit, he must play a trump"
+            return IllegalMoveError(f"{who}: he must follow {suit}", Reason.MUST_FOLLOW)
+        return IllegalMoveError(f"{who}: void in the led suit, he must play a trump", Reason.MUST_TRUMP)
 
     # ------------------------------------------------------------------ generic API
 
@@ -510,9 +525,10 @@ class Deal:
             self.play(seat, action.card)
             return
         if self.phase is Phase.OVER:
-            raise IllegalMoveError(f"seat {seat} cannot {_describe(action)}: the deal is over")
+            what = f"seat {seat} cannot {_describe(action)}"
+            raise IllegalMoveError(f"{what}: the deal is over", Reason.DEAL_OVER)
         if seat != self.to_act or not self._allowed(seat, action):
-            raise IllegalMoveError(self._why_not_action(seat, action))
+            raise self._why_not_action(seat, action)
         self.moves.append((seat, action))
         self._legal_seat = -1
         # Most frequent first: four brag lays per brag deal.
@@ -534,7 +550,7 @@ class Deal:
         elif isinstance(action, Cut):
             brag.cut(self, action.at)
         else:  # pragma: no cover - legal_actions offers nothing else
-            raise IllegalMoveError(f"seat {seat} cannot {_describe(action)} in this deal")
+            raise IllegalMoveError(f"seat {seat} cannot {_describe(action)} in this deal", Reason.WRONG_PHASE)
 
     def _allowed(self, seat: int, action: Action) -> bool:
         # Checked directly: cheaper than listing every choice, which can run to dozens.
@@ -544,16 +560,22 @@ class Deal:
             return brag.can_give(self, seat, action.cards)
         return action in self.legal_actions(seat)
 
-    def _why_not_action(self, seat: int, action: Action) -> str:
+    def _why_not_action(self, seat: int, action: Action) -> IllegalMoveError:
         what = f"seat {seat} cannot {_describe(action)}"
         waiting = f"seat {self.to_act} is to {self.phase.value.replace('_', ' ')}"
         if seat != self.to_act:
-            return f"{what}: {waiting}"
+            return IllegalMoveError(f"{what}: {waiting}", Reason.NOT_YOUR_TURN)
         if isinstance(action, SwapReturn) and self.phase is Phase.SWAP_RETURN:
-            return f"{what}: {action.card} is not in his hand"
+            return IllegalMoveError(f"{what}: {action.card} is not in his hand", Reason.NOT_IN_HAND)
         if isinstance(action, Declare) and self.phase is Phase.DECLARE:
-            return f"{what}: 'by the last' is allowed only when trump is declared after three cards"
-        return f"{what}: {waiting}"
+            return IllegalMoveError(
+                f"{what}: 'by the last' is allowed only when trump is declared after three cards",
+                Reason.BY_THE_LAST,
+            )
+        # The seat is to act: either a decision of another phase, or one of this phase the rules
+        # refuse (a brag or give of cards he may not lay).
+        reason = Reason.NOT_ALLOWED if _PHASE_OF.get(type(action)) is self.phase else Reason.WRONG_PHASE
+        return IllegalMoveError(f"{what}: {waiting}", reason)
 
     def copy(self) -> Deal:
         """An independent copy (for search: cheap, shares the immutable parts)."""

@@ -2,13 +2,48 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 
 class KozelError(ValueError):
     """Base class of every error the engine raises on bad input."""
 
 
+class Reason(StrEnum):
+    """Why a move was refused, for programs (the message says it for people)."""
+
+    #: The deal has ended; nothing more can be done in it.
+    DEAL_OVER = "deal_over"
+    #: Another seat is to act.
+    NOT_YOUR_TURN = "not_your_turn"
+    #: The seat is to act, but on another kind of decision (a card while trump is being declared…).
+    WRONG_PHASE = "wrong_phase"
+    #: The card (or a card of the decision) is not in the seat's hand.
+    NOT_IN_HAND = "not_in_hand"
+    #: The first lead of the deal must be a given card.
+    FIRST_LEAD = "first_lead"
+    #: A trump may not be led while the seat holds a plain card.
+    TRUMP_LEAD = "trump_lead"
+    #: The seat holds the led suit and must follow it.
+    MUST_FOLLOW = "must_follow"
+    #: Void in the led suit, the seat must play a trump.
+    MUST_TRUMP = "must_trump"
+    #: Declaring trump "by the last card" is not allowed in this deal.
+    BY_THE_LAST = "by_the_last"
+    #: A choice of the right kind that the rules do not allow here (a brag or give of wrong cards…).
+    NOT_ALLOWED = "not_allowed"
+
+
 class IllegalMoveError(KozelError):
-    """A move that the rules do not allow in this position."""
+    """A move that the rules do not allow in this position; ``reason`` says why, for programs."""
+
+    def __init__(self, message: str, reason: Reason = Reason.NOT_ALLOWED) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[type[IllegalMoveError], tuple[str, Reason]]:
+        # Keeps the reason across processes (pickle rebuilds an exception from its args alone).
+        return (type(self), (str(self), self.reason))
 
 
 class RulesError(KozelError):
