@@ -3,7 +3,15 @@
 from bot.sandbox.clock import Clock, FakeClock, SystemClock
 from bot.sandbox.driver import Driver, SimChat, SimGroup, SimUser, TapResult, running_bot
 from bot.sandbox.emulator import Emulator
-from bot.sandbox.world import ApiCall, ApiError, EmulatorConfig, SandboxError, StoredMessage, World
+from bot.sandbox.world import (
+    ApiCall,
+    ApiError,
+    EmulatorConfig,
+    Fault,
+    SandboxError,
+    StoredMessage,
+    World,
+)
 
 __all__ = [
     "ApiCall",
@@ -13,6 +21,7 @@ __all__ = [
     "Emulator",
     "EmulatorConfig",
     "FakeClock",
+    "Fault",
     "SandboxError",
     "SimChat",
     "SimGroup",

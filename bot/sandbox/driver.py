@@ -216,6 +216,11 @@ class SimGroup(SimChat):
         """Make the bot an "administrator" or a plain "member" (or remove it: "left" / "kicked")."""
         self.world.set_bot_status(self.id, status)
 
+    def upgrade(self, *, by: SimUser) -> SimGroup:
+        """Upgrade this basic group to a supergroup (a new chat id); returns the supergroup."""
+        chat = self.world.migrate_to_supergroup(self.id, by=by.id)
+        return SimGroup(self.driver, chat.id)
+
 
 class SimUser:
     """A simulated Telegram user."""

@@ -16,7 +16,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.sandbox.clock import Clock
-from bot.sandbox.world import ApiError, EmulatorConfig, Params, World
+from bot.sandbox.world import ApiError, EmulatorConfig, LateAnswer, Params, World
 
 _LOG = logging.getLogger(__name__)
 _CONFLICT = (
@@ -152,6 +152,10 @@ class Emulator:
                 result = self.world.call(method, params)
         except ApiError as error:
             return _json_response(error.to_json(), error.code)
+        except LateAnswer as late:
+            # Applied, but answered too late: the client has usually timed out by now.
+            await asyncio.sleep(late.delay)
+            result = late.result
         return _json_response({"ok": True, "result": result})
 
     async def _get_updates(self, params: Params) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ import hashlib
 import itertools
 import json
 import math
+import random
 import re
 import secrets
 import struct
@@ -73,18 +74,85 @@ QUERY_TOO_OLD = "Bad Request: query is too old and response timeout expired or q
 class ApiError(Exception):
     """A Bot API error response: HTTP status, Telegram's description and optional parameters."""
 
-    def __init__(self, code: int, description: str, *, retry_after: int | None = None) -> None:
+    def __init__(
+        self,
+        code: int,
+        description: str,
+        *,
+        retry_after: int | None = None,
+        migrate_to_chat_id: int | None = None,
+    ) -> None:
         super().__init__(f"{code} {description}")
         self.code = code
         self.description = description
         self.retry_after = retry_after
+        self.migrate_to_chat_id = migrate_to_chat_id
 
     def to_json(self) -> JSONDict:
-        """The response body Telegram sends for this error."""
+        """The response body Telegram sends for this error (ResponseParameters included)."""
         body: JSONDict = {"ok": False, "error_code": self.code, "description": self.description}
+        parameters: JSONDict = {}
         if self.retry_after is not None:
-            body["parameters"] = {"retry_after": self.retry_after}
+            parameters["retry_after"] = self.retry_after
+        if self.migrate_to_chat_id is not None:
+            parameters["migrate_to_chat_id"] = self.migrate_to_chat_id
+        if parameters:
+            body["parameters"] = parameters
         return body
+
+
+class LateAnswer(Exception):
+    """A call that was applied but whose answer is held back ``delay`` seconds (a lost response).
+
+    Raised by :meth:`World.call` for a fault injected with ``delay``; the HTTP layer sleeps, then
+    answers with ``result`` — by then a client with a shorter read timeout has given up.
+    """
+
+    def __init__(self, result: Any, delay: float) -> None:
+        super().__init__(f"answer held back {delay} s")
+        self.result = result
+        self.delay = delay
+
+
+#: Telegram's descriptions of the server errors a fault injector can answer with.
+SERVER_ERRORS = {
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
+MIGRATED = "Bad Request: group chat was upgraded to a supergroup chat"
+
+
+@dataclass
+class Fault:
+    """An injected failure: the next ``count`` matching calls fail (see :meth:`World.inject_faults`)."""
+
+    status: int
+    count: int
+    method: str | None = None
+    chat_id: int | None = None
+    retry_after: int | None = None
+    probability: float = 1.0
+    #: Seconds the answer of an *applied* call is held back (a timeout on the client); 0: an error.
+    delay: float = 0.0
+    #: Calls this fault has failed (or delayed) so far.
+    hits: int = 0
+
+    def matches(self, method: str, chat_id: int | None) -> bool:
+        """Whether a call of ``method`` to ``chat_id`` is one this fault is for."""
+        if self.count <= 0:
+            return False
+        if self.method is not None and self.method.lower() != method.lower():
+            return False
+        return self.chat_id is None or self.chat_id == chat_id
+
+    def error(self) -> ApiError:
+        """The error response this fault answers with."""
+        if self.status == 429:
+            retry = self.retry_after if self.retry_after is not None else 1
+            return ApiError(429, f"Too Many Requests: retry after {retry}", retry_after=retry)
+        return ApiError(self.status, SERVER_ERRORS.get(self.status, "Internal Server Error"))
 
 
 def bad_request(what: str) -> ApiError:
@@ -164,6 +232,8 @@ class ChatRecord:
     topics: dict[int, str] = field(default_factory=dict)
     pinned: list[int] = field(default_factory=list)
     next_message_id: int = 1
+    #: A group upgraded to a supergroup: the supergroup's id (calls to this id then fail).
+    migrated_to: int | None = None
 
     @property
     def is_group(self) -> bool:
@@ -428,6 +498,9 @@ class World:
         self._global_window: deque[float] = deque()
         self._poll_generation = 0
         self.last_api_activity = self.clock.time()
+        #: Injected failures, first match wins (see :meth:`inject_faults`).
+        self.faults: list[Fault] = []
+        self._fault_rng = random.Random(0)
         self._methods: dict[str, Callable[[Params], Any]] = {
             name.lower(): getattr(self, f"api_{name}")
             for name in (
@@ -624,6 +697,31 @@ class World:
         )
         return thread_id
 
+    def migrate_to_supergroup(self, chat_id: int, *, by: int) -> ChatRecord:
+        """Upgrade a basic group to a supergroup, as Telegram does when a group grows or changes settings.
+
+        The supergroup gets a new id and the same members. Telegram then sends two service messages:
+        ``migrate_to_chat_id`` in the old group, ``migrate_from_chat_id`` in the new supergroup. From
+        then on every call naming the old id fails with 400 "group chat was upgraded to a supergroup
+        chat" carrying ``migrate_to_chat_id``. The old messages are not the bot's to edit in the new
+        chat (their ids there are unknown to it), so the supergroup starts without them.
+        """
+        chat = self._chat(chat_id)
+        if chat.type != "group" or chat.migrated_to is not None:
+            raise SandboxError("only a basic group that was not upgraded yet can become a supergroup")
+        if chat.members.get(by) not in ("creator", "administrator"):
+            raise SandboxError("only the group's owner or an admin can upgrade it")
+        new_id = -(1_000_000_000_000 + next(self._supergroup_ids))
+        new = ChatRecord(
+            id=new_id, type="supergroup", title=chat.title, username=chat.username, members=dict(chat.members)
+        )
+        self.chats[new_id] = new
+        self._chat_messages[new_id] = []
+        self._store_incoming(chat, by, text=None, service={"migrate_to_chat_id": new_id}, thread_id=None)
+        chat.migrated_to = new_id
+        self._store_incoming(new, by, text=None, service={"migrate_from_chat_id": chat_id}, thread_id=None)
+        return new
+
     # ----- what simulated users do -------------------------------------------------------------
 
     def user_sends(
@@ -653,6 +751,8 @@ class World:
                 raise SandboxError(f"{user.first_name} has not started the bot: the client only offers START")
             if is_start:
                 user.started_bot = True
+        elif chat.migrated_to is not None:
+            raise SandboxError(f"{chat.title!r} is now the supergroup {chat.migrated_to}")
         elif chat.members.get(user_id) not in ("creator", "administrator", "member"):
             raise SandboxError(f"{user.first_name} is not a member of {chat.title!r}")
         if utf16_len(text) > MAX_TEXT:
@@ -705,6 +805,8 @@ class World:
             raise SandboxError(f"message {message_id} is not in the chat")
         if chat.type == "private" and chat_id != user_id:
             raise SandboxError("users see only their own private chat")
+        if chat.migrated_to is not None:
+            raise SandboxError(f"{chat.title!r} is now the supergroup {chat.migrated_to}")
         if chat.is_group and chat.members.get(user_id) not in ("creator", "administrator", "member"):
             raise SandboxError(f"{user.first_name} is not a member of {chat.title!r}")
         try:
@@ -812,9 +914,12 @@ class World:
         if method.lower() != "getupdates":
             self.calls.append(call)
             self.api_call_count += 1
+        fault = self._take_fault(method, call.chat_id)
         try:
             if handler is None:
                 raise ApiError(404, "Not Found")
+            if fault is not None and not fault.delay:
+                raise fault.error()
             if method.lower() in _COUNTED_METHODS:
                 self._check_rate(params)
             result = handler(params)
@@ -824,7 +929,62 @@ class World:
         call.ok, call.result = True, result
         if method.lower() in _COUNTED_METHODS and self.config.rate_limits:
             self._consume_rate(params)
+        if fault is not None:
+            raise LateAnswer(result, fault.delay)
         return result
+
+    # ----- injected faults ---------------------------------------------------------------------
+
+    def inject_faults(
+        self,
+        *,
+        method: str | None = None,
+        status: int = 500,
+        count: int = 1,
+        retry_after: int | None = None,
+        chat_id: int | None = None,
+        probability: float = 1.0,
+        delay: float = 0.0,
+    ) -> Fault:
+        """Make the next ``count`` matching Bot API calls fail, as Telegram sometimes does.
+
+        ``status`` 429 answers "Too Many Requests" with ``retry_after`` (default 1 s); 500, 502, 503
+        and 504 answer Telegram's server errors. Such a call is *not* applied. With ``delay`` > 0 the
+        call *is* applied but its answer is held back ``delay`` seconds, so a client with a shorter
+        read timeout sees a timeout for a call that took effect. ``method`` (any when None) and
+        ``chat_id`` narrow which calls fail; with ``probability`` < 1 each matching call fails only
+        with that chance (from a seeded generator, so runs repeat), until ``count`` have failed.
+        """
+        if status != 429 and status not in SERVER_ERRORS:
+            raise SandboxError(f"no injected fault answers with HTTP {status}")
+        if not 0.0 < probability <= 1.0:
+            raise SandboxError("probability must be in (0, 1]")
+        fault = Fault(
+            status=status,
+            count=count,
+            method=method,
+            chat_id=chat_id,
+            retry_after=retry_after,
+            probability=probability,
+            delay=delay,
+        )
+        self.faults.append(fault)
+        return fault
+
+    def clear_faults(self) -> None:
+        """Remove every injected fault."""
+        self.faults.clear()
+
+    def _take_fault(self, method: str, chat_id: int | None) -> Fault | None:
+        for fault in self.faults:
+            if not fault.matches(method, chat_id):
+                continue
+            if fault.probability < 1.0 and self._fault_rng.random() >= fault.probability:
+                return None
+            fault.count -= 1
+            fault.hits += 1
+            return fault
+        return None
 
     def get_updates(self, params: Params) -> list[JSONDict]:
         """Return pending updates for getUpdates (the waiting is done by the HTTP layer)."""
@@ -991,6 +1151,8 @@ class World:
         found = self.chats.get(chat_id)
         if found is None:
             raise bad_request("chat not found")
+        if found.migrated_to is not None:
+            raise ApiError(400, MIGRATED, migrate_to_chat_id=found.migrated_to)
         return found
 
     def _check_can_write(self, chat: ChatRecord) -> None:
