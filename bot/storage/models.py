@@ -15,6 +15,7 @@ N_SEATS = 4
 
 TableStatus = Literal["lobby", "playing", "over"]
 LobbyView = Literal["seats", "rules", "confirm"]
+TimeoutAction = Literal["bot", "away"]
 
 
 class _Doc(BaseModel):
@@ -37,6 +38,32 @@ class Seat(_Doc):
         return self.kind == "bot"
 
 
+class Picking(_Doc):
+    """Cards a player has ticked so far for a decision of several cards (the exchange's give).
+
+    Kept in the table so the choice survives a restart; it belongs to one decision: the deal
+    (``deal_seq``) with ``moves`` moves made, and ``seat``. Once the deal moves on it is stale.
+    """
+
+    deal_seq: int
+    moves: int
+    seat: int = Field(ge=0, le=3)
+    cards: list[str] = Field(default_factory=list)
+
+
+class PendingSummary(_Doc):
+    """A finished deal whose messages still show it live: its summary edits are not confirmed yet.
+
+    Stored with the change that ends the deal and dropped once Telegram has taken the edits, so a
+    process killed in between leaves the next start (``BotDriver.resume``) something to finish.
+    """
+
+    #: The deal's index in ``MatchState.deals``.
+    index: int
+    table_message_id: int | None = None
+    hand_messages: dict[int, int] = Field(default_factory=dict)
+
+
 class MatchState(_Doc):
     """The running match: the engine's match counters, finished deal records and the deal in play."""
 
@@ -54,6 +81,8 @@ class MatchState(_Doc):
     deals: list[dict[str, Any]] = Field(default_factory=list)
     #: The deal in play as a record: its moves so far.
     current: dict[str, Any] | None = None
+    #: A choice of several cards in progress in a player's DM (see :class:`Picking`).
+    picking: Picking | None = None
 
 
 def _empty_seats() -> list[Seat | None]:
@@ -82,9 +111,18 @@ class Table(_Doc):
     hand_messages: dict[int, int] = Field(default_factory=dict)
     #: Seats whose DM failed this deal (the group has been told once).
     dm_failed: list[int] = Field(default_factory=list)
+    #: Finished deals of this match whose summary edits are not confirmed yet (a restart does them).
+    pending_summaries: list[PendingSummary] = Field(default_factory=list)
     created_at: float = 0.0
     updated_at: float = 0.0
     match: MatchState | None = None
+    #: Turn timeouts in a row per seat (reset when the person decides again); see bot/handlers/timers.py.
+    timeouts: dict[int, int] = Field(default_factory=dict)
+    #: Seats whose person is away: the bot player decides for them until they tap "I'm back".
+    away: list[int] = Field(default_factory=list)
+    #: Seats whose person blocked the bot (bot/handlers/faults.py): also away, and sent no DMs until
+    #: they start the bot again or tap.
+    blocked: list[int] = Field(default_factory=list)
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat ``user_id`` sits in, if any."""
@@ -111,6 +149,10 @@ class ChatSettings(_Doc):
     lang: str | None = None
     rules: dict[str, Any] | None = None
     bot_level: str | None = None
+    #: Seconds a person has for a decision (0: no turn timer); None: the bot's default.
+    turn_time: int | None = None
+    #: At a timeout: ``bot`` plays that one decision (two in a row: the seat is away), ``away`` at once.
+    timeout_action: TimeoutAction = "bot"
 
 
 class UserSettings(_Doc):

@@ -19,16 +19,23 @@ class Storage(Protocol):
         """The table of a chat (or forum topic), if one exists."""
         ...
 
-    async def save_table(self, table: Table, *, ttl: float) -> None:
+    async def save_table(self, table: Table, *, ttl: float, data: str | None = None) -> None:
         """Save ``table`` if its stored version is still ``table.version``, then bump the version.
 
         Raises :class:`StaleWrite` when someone else saved first; ``ttl`` (seconds) is when an
-        untouched table expires.
+        untouched table expires; ``data`` is ``table.model_dump_json()`` when the caller has it.
         """
         ...
 
     async def delete_table(self, table: Table, *, archive: dict[str, Any] | None = None) -> None:
         """Delete ``table`` (same compare-and-set), keeping ``archive`` in the chat's history."""
+        ...
+
+    async def move_chat(self, old: int, new: int, table: Table | None, *, ttl: float) -> None:
+        """Move a group's table (``table``, now naming ``new``), settings and history to chat ``new``.
+
+        Atomic; raises :class:`StaleWrite` if the table changed since it was loaded.
+        """
         ...
 
     def tables(self) -> AsyncIterator[Table]:
@@ -59,8 +66,39 @@ class Storage(Protocol):
         """Store a person's settings."""
         ...
 
-    async def claim_update(self, update_id: int) -> bool:
-        """True the first time any process claims ``update_id``: an update delivered twice is handled once."""
+    async def claim_update(
+        self, update_id: int, *, now: float, lease: float, takeover: bool = False
+    ) -> bool:
+        """Take ``update_id`` for ``lease`` seconds: False if it is done or another process holds it.
+
+        An update delivered twice is handled once; one whose handler died with its process (the lease
+        ended, the update never finished) is handled when delivered again. ``takeover``: a live lease
+        is taken too (the caller is the only process receiving updates, so its holder is dead).
+        """
+        ...
+
+    async def finish_update(self, update_id: int) -> None:
+        """Mark ``update_id`` handled, so no later delivery of it is handled again."""
+        ...
+
+    async def add_timers(self, due: dict[str, float], *, unless: str | None = None) -> bool:
+        """Schedule timers: ``due`` maps a timer id to its Unix time; one already pending keeps its time.
+
+        Nothing is added while the timer ``unless`` is pending (a turn's timers are armed once).
+        Returns whether the timers were added.
+        """
+        ...
+
+    async def claim_timers(self, now: float, limit: int = 100, *, lease: float = 60.0) -> list[str]:
+        """Take the timers due by ``now`` off the schedule, atomically: each is claimed by one process.
+
+        A claimed timer is held for ``lease`` seconds; one not finished by then (its process died)
+        is due again at the next claim.
+        """
+        ...
+
+    async def finish_timer(self, member: str) -> None:
+        """A claimed timer has fired: release its lease."""
         ...
 
     async def close(self) -> None:

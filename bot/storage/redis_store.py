@@ -11,7 +11,9 @@ from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
+from pydantic import ValidationError
 
+from bot.storage.invariants import check_table
 from bot.storage.models import SCHEMA, ChatSettings, Table, UserSettings
 from bot.storage.protocol import StaleWrite
 
@@ -34,24 +36,92 @@ if ARGV[2] ~= '' then
 end
 return 1
 """
+# KEYS[1] the timers' sorted set, KEYS[2] the timers in flight (score: when the lease ends); ARGV:
+# now, how many at most, lease end. Leases that ended (the process that claimed them died before
+# firing) go back to the due set first; due members then move to the in-flight set, in one script,
+# so of several processes claiming at once exactly one gets each timer.
+_CLAIM = """
+local n = tonumber(ARGV[2])
+local lost = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, n)
+for _, m in ipairs(lost) do
+  redis.call('ZADD', KEYS[1], 'NX', ARGV[1], m)
+  redis.call('ZREM', KEYS[2], m)
+end
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, n)
+for _, m in ipairs(due) do
+  redis.call('ZREM', KEYS[1], m)
+  redis.call('ZADD', KEYS[2], ARGV[3], m)
+end
+return due
+"""
+# KEYS[1] an update's claim; ARGV: now, lease end, how long a claim is kept (s). The claim holds
+# 'done' or the time its lease ends: a lease that ended (its process died) may be claimed again.
+_CLAIM_UPDATE = """
+local v = redis.call('GET', KEYS[1])
+if v and (v == 'done' or (ARGV[4] ~= '1' and (tonumber(v) or 0) > tonumber(ARGV[1]))) then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+return 1
+"""
+# A group upgraded to a supergroup. KEYS: old table, new table, old settings, new settings, old
+# history, new history. ARGV: the old table's expected version ('' if it has none), the moved table's
+# JSON, its ttl in ms. One script, so no one ever sees the table in both chats or in neither.
+_MOVE = """
+if ARGV[1] ~= '' then
+  local v = redis.call('HGET', KEYS[1], 'v')
+  if v ~= ARGV[1] then return 0 end
+  if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
+  redis.call('HSET', KEYS[2], 'v', tostring(tonumber(v) + 1), 'data', ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+  redis.call('DEL', KEYS[1])
+end
+for i = 3, 5, 2 do
+  if redis.call('EXISTS', KEYS[i]) == 1 and redis.call('EXISTS', KEYS[i + 1]) == 0 then
+    redis.call('RENAME', KEYS[i], KEYS[i + 1])
+  end
+end
+return 1
+"""
+# KEYS[1] the timers' sorted set; ARGV: a member that, while pending, stops the whole addition ('' for
+# none), then score and member pairs, each added only if not pending already.
+_ADD_TIMERS = """
+if ARGV[1] ~= '' and redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+for i = 2, #ARGV, 2 do redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1]) end
+return 1
+"""
 _S = TypeVar("_S", ChatSettings, UserSettings)
 HISTORY_KEPT = 100
+#: Seconds an update's claim is kept (Telegram stops retrying long before).
+UPDATE_KEPT = 86400
 SETTINGS_TTL = 400 * 24 * 3600
 
 
 class RedisStorage:
     """:class:`bot.storage.protocol.Storage` on Redis; ``prefix`` separates deployments (and tests)."""
 
-    def __init__(self, client: aioredis.Redis, *, prefix: str = "") -> None:
+    def __init__(self, client: aioredis.Redis, *, prefix: str = "", check: bool = True) -> None:
         self.client = client
         self.prefix = prefix
+        #: Check every table state before saving it (card conservation, a sane match); see
+        #: bot/storage/invariants.py. A state that fails is refused, never stored.
+        self.check = check
         self._save = client.register_script(_SAVE)
         self._delete = client.register_script(_DELETE)
+        self._move = client.register_script(_MOVE)
+        self._claim = client.register_script(_CLAIM)
+        self._add_timers = client.register_script(_ADD_TIMERS)
+        self._claim_update = client.register_script(_CLAIM_UPDATE)
 
     @classmethod
-    def from_url(cls, url: str, *, prefix: str = "") -> RedisStorage:
-        """Connect to the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``)."""
-        return cls(aioredis.Redis.from_url(url, decode_responses=True), prefix=prefix)
+    def from_url(cls, url: str, *, prefix: str = "", max_connections: int = 100) -> RedisStorage:
+        """Connect to the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``).
+
+        When ``max_connections`` are busy a command waits for one (up to 20 s): redis-py's default
+        pool refuses at once with "Too many connections", which 200 busy tables reach (the soak).
+        """
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, decode_responses=True, max_connections=max_connections, timeout=20
+        )
+        return cls(aioredis.Redis.from_pool(pool), prefix=prefix)
 
     # ----- keys --------------------------------------------------------------------------------
 
@@ -74,21 +144,34 @@ class RedisStorage:
     # ----- tables ------------------------------------------------------------------------------
 
     async def load_table(self, chat_id: int, thread_id: int | None) -> Table | None:
-        """The stored table, with ``version`` set from the stored counter."""
+        """The stored table, with ``version`` set from the stored counter (the JSON's is not read)."""
         found = await self.client.hmget(self.table_key(chat_id, thread_id), ["v", "data"])
         version, data = found
         if version is None or data is None:
             return None
-        raw = json.loads(data)
-        if raw.get("schema_version") != SCHEMA:
+        try:
+            table = Table.model_validate_json(data)  # parsed and validated in one pass
+        except ValidationError:
+            if json.loads(data).get("schema_version") != SCHEMA:
+                return None  # another schema (which need not validate as this one): refused
+            raise
+        if table.schema_version != SCHEMA:
             return None
-        raw["version"] = int(version)
-        return Table.model_validate(raw)
+        table.version = int(version)
+        return table
 
-    async def save_table(self, table: Table, *, ttl: float) -> None:
-        """Compare-and-set ``table`` on its version; raises :class:`StaleWrite` if it lost."""
+    async def save_table(self, table: Table, *, ttl: float, data: str | None = None) -> None:
+        """Compare-and-set ``table`` on its version; raises :class:`StaleWrite` if it lost.
+
+        ``data``: the table's JSON when the caller has just made it (its ``version`` field is not
+        read back: the stored counter is the version). A state that breaks an invariant raises
+        :class:`~bot.storage.invariants.InvariantViolation` and is not stored.
+        """
+        if self.check:
+            check_table(table)
         new = table.version + 1
-        data = table.model_copy(update={"version": new}).model_dump_json()
+        if data is None:
+            data = table.model_dump_json()
         ok = await self._save(
             keys=[self.table_key(table.chat_id, table.thread_id)],
             args=[str(table.version), str(new), data, str(max(1, int(ttl * 1000)))],
@@ -105,6 +188,33 @@ class RedisStorage:
         )
         if not ok:
             raise StaleWrite(f"table {table.table_id} in chat {table.chat_id} changed since it was loaded")
+
+    async def move_chat(self, old: int, new: int, table: Table | None, *, ttl: float) -> None:
+        """Move a group's table, settings and history to the supergroup it became, in one script.
+
+        ``table`` is the old chat's table as loaded (its ``version``) with ``chat_id`` set to ``new``;
+        None moves only settings and history. Raises :class:`StaleWrite` if the table changed since
+        it was loaded, or the new chat already has one. (The keys of two chats have different hash
+        tags: on a Redis Cluster this script needs both on one node.)
+        """
+        data = ""
+        if table is not None:
+            data = table.model_copy(update={"version": table.version + 1}).model_dump_json()
+        ok = await self._move(
+            keys=[
+                self.table_key(old, None),
+                self.table_key(new, None),
+                self.chat_key(old),
+                self.chat_key(new),
+                self.history_key(old),
+                self.history_key(new),
+            ],
+            args=[str(table.version) if table is not None else "", data, str(max(1, int(ttl * 1000)))],
+        )
+        if ok != 1:
+            raise StaleWrite(f"the table of chat {old} changed, or chat {new} has one already")
+        if table is not None:
+            table.version += 1
 
     async def tables(self) -> AsyncIterator[Table]:
         """Every stored table, found with SCAN (on a cluster: per node, which redis-py handles)."""
@@ -157,10 +267,55 @@ class RedisStorage:
             return model()
         return model.model_validate(raw)
 
-    async def claim_update(self, update_id: int) -> bool:
-        """True the first time any process claims ``update_id`` (kept a day: Telegram retries for less)."""
-        claimed = await self.client.set(f"{self.prefix}kozel:update:{update_id}", 1, nx=True, ex=86400)
-        return bool(claimed)
+    async def claim_update(
+        self, update_id: int, *, now: float, lease: float, takeover: bool = False
+    ) -> bool:
+        """Take ``update_id`` for ``lease`` seconds, unless it is done or (without ``takeover``)
+        another lease is live.
+
+        Claims are kept a day (Telegram retries for less).
+        """
+        args = [repr(now), repr(now + lease), str(UPDATE_KEPT), "1" if takeover else "0"]
+        return bool(await self._claim_update(keys=[self._update_key(update_id)], args=args))
+
+    async def finish_update(self, update_id: int) -> None:
+        """Mark ``update_id`` handled: no later delivery of it is handled again."""
+        await self.client.set(self._update_key(update_id), "done", ex=UPDATE_KEPT)
+
+    def _update_key(self, update_id: int) -> str:
+        return f"{self.prefix}kozel:update:{update_id}"
+
+    # ----- timers ------------------------------------------------------------------------------
+
+    def timers_key(self) -> str:
+        """The sorted set of pending timers (member: timer id, score: due Unix time)."""
+        return f"{self.prefix}kozel:timers"
+
+    async def add_timers(self, due: dict[str, float], *, unless: str | None = None) -> bool:
+        """ZADD NX the timers in one Lua script, unless ``unless`` is pending."""
+        if not due:
+            return False
+        args: list[str] = [unless or ""]
+        for member, when in due.items():
+            args += [repr(when), member]
+        return bool(await self._add_timers(keys=[self.timers_key()], args=args))
+
+    def inflight_key(self) -> str:
+        """The sorted set of claimed timers not yet fired (score: when the claim's lease ends).
+
+        Its hash tag is the whole timers key, so both keys share one slot on a Redis Cluster.
+        """
+        return f"{{{self.timers_key()}}}:inflight"
+
+    async def claim_timers(self, now: float, limit: int = 100, *, lease: float = 60.0) -> list[str]:
+        """Move the due timers to the in-flight set for ``lease`` seconds, in one Lua script."""
+        keys = [self.timers_key(), self.inflight_key()]
+        claimed = await self._claim(keys=keys, args=[repr(now), str(limit), repr(now + lease)])
+        return [str(item) for item in claimed]
+
+    async def finish_timer(self, member: str) -> None:
+        """A claimed timer has fired: drop its lease."""
+        await self.client.zrem(self.inflight_key(), member)
 
     async def close(self) -> None:
         """Close the connection pool."""

@@ -1,0 +1,101 @@
+"""The checks every stored table state must pass: card conservation in the deal, a sane match.
+
+:class:`bot.storage.RedisStorage` runs :func:`table_problems` on every table it saves and refuses to
+store a state that fails (:class:`InvariantViolation`): a bug must not be written into a game.
+``deep=True`` also replays every finished deal of the match, checking every state each deal went
+through, and recounts the match; the restart tests and ``python -m bot.soak`` scan stored tables so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.engine import KozelError, Match, Rules
+from bot.engine.invariants import replay_checked
+from bot.storage.models import Table
+
+
+class InvariantViolation(Exception):
+    """A table state that breaks an invariant; the message names the table and what is wrong."""
+
+
+def table_problems(table: Table, *, deep: bool = False) -> list[str]:
+    """What is wrong with ``table`` (empty when nothing is)."""
+    m = table.match
+    problems: list[str] = []
+    if table.status == "lobby":
+        if m is not None:
+            problems.append("a lobby with a match")
+        return problems
+    if m is None:
+        return [f"a {table.status} table without a match"]
+    try:
+        rules = Rules.parse(table.rules)
+    except KozelError as e:
+        return [f"rules: {e}"]
+    if min(m.penalty) < 0:
+        problems.append(f"negative penalty {list(m.penalty)}")
+    if m.loser is not None and (m.loser not in (0, 1) or table.status != "over"):
+        problems.append(f"loser {m.loser} at a {table.status} table")
+    if (table.status == "playing") != (m.current is not None):
+        problems.append(f"a {table.status} table {'with' if m.current else 'without'} a deal in play")
+    in_play = 1 if m.current is not None else 0
+    # One more dealt than stored only when a deal of a form the engine cannot deal ended the match.
+    if not len(m.deals) + in_play <= m.deal_seq <= len(m.deals) + in_play + (table.status == "over"):
+        problems.append(f"deal_seq {m.deal_seq} with {len(m.deals)} finished deal(s) and {in_play} in play")
+    if m.current is not None:
+        cur = m.current
+        if cur.get("deal_no", 1) != m.deal_no or cur.get("dealer") != m.dealer:
+            problems.append(
+                f"the deal in play is deal {cur.get('deal_no', 1)} by seat {cur.get('dealer')}, "
+                f"the match is at deal {m.deal_no} by seat {m.dealer}"
+            )
+        deal, found = replay_checked(cur, rules, every_move=deep)
+        problems.extend(f"deal in play, {p}" for p in found)
+        if not found and deal is not None and deal.over:
+            problems.append("the deal in play is over")
+    if deep:
+        problems.extend(_match_problems(table, rules))
+    return problems
+
+
+def _match_problems(table: Table, rules: Rules) -> list[str]:
+    """Replay every finished deal (checking every state) and recount the match from the results."""
+    m = table.match
+    assert m is not None
+    match = Match(rules, dealer=m.first_dealer)
+    problems: list[str] = []
+    for i, record in enumerate(m.deals):
+        if record.get("dealer") != match.dealer or record.get("deal_no", 1) != match.deal_no:
+            problems.append(
+                f"finished deal {i} is dealt by {record.get('dealer')} as deal "
+                f"{record.get('deal_no', 1)}; the match says {match.dealer}, {match.deal_no}"
+            )
+        deal, found = replay_checked(record, rules, every_move=True)
+        problems.extend(f"finished deal {i}, {p}" for p in found)
+        if found or deal is None:
+            return problems
+        if deal.result is None:
+            return [*problems, f"finished deal {i} is not over"]
+        try:
+            match.add(deal.result)
+        except KozelError as e:
+            return [*problems, f"finished deal {i}: {e}"]
+    counters: dict[str, tuple[Any, Any]] = {
+        "penalty": (tuple(match.penalty), tuple(m.penalty)),
+        "dealer": (match.dealer, m.dealer),
+        "deal_no": (match.deal_no, m.deal_no),
+        "eggs": (match.eggs, m.eggs),
+        "loser": (match.loser, m.loser),
+    }
+    for name, (recounted, stored) in counters.items():
+        if recounted != stored:
+            problems.append(f"stored {name} {stored} but the deals give {recounted}")
+    return problems
+
+
+def check_table(table: Table) -> None:
+    """Raise :class:`InvariantViolation` if ``table`` fails :func:`table_problems` (the quick form)."""
+    problems = table_problems(table)
+    if problems:
+        raise InvariantViolation(f"table {table.table_id} in chat {table.chat_id}: " + "; ".join(problems))
