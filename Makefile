@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint run bench bot-bench replay clean
+.PHONY: install test lint run bench bot-bench soak replay clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -29,6 +29,11 @@ bench: $(STAMP)
 
 bot-bench: $(STAMP)
 	$(BIN)/python -m bot.bench --tables 100
+
+# 200 tables for 3 minutes through two bot instances, one killed every ~30 s; exits 1 on any error
+# or invariant violation.
+soak: $(STAMP)
+	$(BIN)/python -m bot.soak --tables 200 --minutes 3 --instances 2 --restart-every 30
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

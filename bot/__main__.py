@@ -22,6 +22,7 @@ from bot.config import Config, ConfigError, load_config
 from bot.handlers.services import Settings
 from bot.healthcheck import HEARTBEAT
 from bot.logs import setup_logging
+from bot.polling import serve_polling
 from bot.sandbox.server import serve_sandbox
 from bot.sandbox.world import EmulatorConfig
 from bot.webhook import serve_webhook, stop_webhook
@@ -39,7 +40,11 @@ def main() -> int:
     setup_logging(config.log_level, config.log_format)
     factory = functools.partial(
         build_application,
-        settings=Settings(bot_delay=config.bot_delay),
+        settings=Settings(
+            bot_delay=config.bot_delay,
+            default_language=config.default_language,
+            update_lease=config.update_lease,
+        ),
         redis_url=config.redis_url,
         data_dir=str(config.data_dir),
         heartbeat=config.data_dir / HEARTBEAT,
@@ -60,7 +65,8 @@ def main() -> int:
     assert config.bot_token is not None
     application = factory(config.bot_token.get_secret_value())
     if config.mode == "polling":
-        application.run_polling()
+        # Our poller, not run_polling: it confirms an update only once handled (bot/polling.py).
+        asyncio.run(serve_polling(application))
         return 0
     asyncio.run(_run_webhook(application, config))
     return 0

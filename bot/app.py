@@ -13,13 +13,16 @@ from typing import Any
 from telegram import Update
 from telegram.ext import AIORateLimiter, Application, ContextTypes
 
-from bot.handlers import register
+from bot.aiohttp_request import AiohttpRequest
+from bot.handlers import faults, register
 from bot.handlers.bots import BotDriver
 from bot.handlers.codec import Codec
 from bot.handlers.commands import set_commands
+from bot.handlers.i18n import set_default_lang
 from bot.handlers.outbox import Outbox, Pace
 from bot.handlers.presenter import Presenter
 from bot.handlers.services import Services, Settings
+from bot.handlers.timers import Timers, tick
 from bot.storage import EmbeddedRedis, RedisStorage, Storage
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
@@ -48,6 +51,7 @@ def build_application(
     ``rate_limiter`` adds python-telegram-bot's AIORateLimiter as a safety net behind the outbox.
     """
     settings = settings or Settings()
+    set_default_lang(settings.default_language)  # DEFAULT_LANGUAGE: where no chat or person has one
     builder = Application.builder().token(token)
     if base_url is not None:
         builder = builder.base_url(base_url)
@@ -57,9 +61,10 @@ def build_application(
         builder = builder.rate_limiter(AIORateLimiter(max_retries=3))  # type: ignore[arg-type]
     # Taps of different tables are handled concurrently; one table's are serialised by its lock.
     builder = builder.concurrent_updates(32)
-    # httpx scans its whole pool on every request: a smaller pool costs less CPU per call, and the
-    # outbox keeps at most one call per chat in flight; a full pool waits rather than failing.
-    builder = builder.connection_pool_size(64).pool_timeout(30.0)
+    # aiohttp rather than httpx: a quarter of the CPU per call (bot/aiohttp_request.py). The outbox
+    # keeps at most one call per chat in flight; a full pool waits rather than failing.
+    builder = builder.request(AiohttpRequest(connection_pool_size=64, pool_timeout=30.0))
+    builder = builder.get_updates_request(AiohttpRequest(connection_pool_size=1))
     pool = executor or ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot-player")
     wiring = _Wiring(
         token, settings, storage, redis_url, data_dir, pace, pool, owned_executor=executor is None
@@ -72,6 +77,9 @@ def build_application(
         # beat in KozelApplication.start as well.
         wiring.heartbeat = heartbeat
         application.job_queue.run_repeating(_beat, interval=15, data=heartbeat, name="heartbeat")
+    if application.job_queue is not None:
+        # Turn timers and expiry live in Redis; this job fires the due ones (late ones at the first run).
+        application.job_queue.run_repeating(tick, interval=settings.timer_interval, first=0.0, name="timers")
     register(application)
     application.add_error_handler(_log_error)
     return application
@@ -122,11 +130,14 @@ class KozelApplication(Application):  # type: ignore[type-arg]
         )
         svc.presenter = Presenter(svc)
         svc.driver = BotDriver(svc)
+        svc.timers = Timers(svc)
+        faults.install(svc)
         self.bot_data["svc"] = svc
         # Games live in Redis, not in this process: pick up the ones a bot player was thinking in.
         resumed = await svc.driver.resume()
         if resumed:
             _LOG.info("resumed %d table(s) waiting for a bot player", resumed)
+        await svc.timers.resume()
         try:
             await set_commands(self)
         except Exception as e:  # the menu is a nicety; the bot works without it
@@ -143,6 +154,7 @@ class KozelApplication(Application):  # type: ignore[type-arg]
         svc: Services | None = self.bot_data.get("svc")
         if svc is not None:
             await svc.driver.close()
+            await svc.timers.close()
             await svc.presenter.close()
             await svc.outbox.close()
         await super().stop()

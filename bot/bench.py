@@ -1,15 +1,21 @@
 """``python -m bot.bench``: many tables at once through the real handlers, emulator and Redis.
 
 Four simulated people sit at each table and tap random legal buttons as fast as the bot lets them
-(the quickest players there are). Reports the handling time of a move (median and p95, Telegram's
-network excluded), Bot API calls per deal to the group and to the players' DMs, and the most calls
-any group got within a minute. Redis: ``$REDIS_URL``, else an embedded one in a temporary folder.
+(the quickest players there are; one whose card was taken waits for the hand to change). Reports
+the handling time of a move (median and p95, Telegram's network excluded): from the update being
+taken to the move saved and handed to the presenter, bot players and timers, and on to the
+presenter having queued the move's messages; Bot API calls per deal to the group and to the
+players' DMs, the most calls any group got within a minute, and the CPU seconds of the bot process.
+The bot runs in a process of its own (as in production, Telegram is elsewhere); ``--profile FILE``
+writes its cProfile statistics.
+Redis: ``$REDIS_URL``, else an embedded one in a temporary folder.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
 import os
 import random
@@ -25,12 +31,25 @@ from typing import Any
 
 from bot.app import build_application, codec_for, services_of
 from bot.handlers.codec import BadData, Codec
+from bot.handlers.i18n import DEFAULT_LANG, Tr
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage
 from bot.storage import EmbeddedRedis, RedisStorage
 
-PRESET_LABELS = {"classic": "классический козёл", "flip": "с открытым козырем", "draw": "с прикупом"}
+PRESETS = ("classic", "flip", "draw")
+#: The bench's people and groups use the default language; every label is looked up in its catalog.
+TR = Tr(DEFAULT_LANG)
+
+
+def _mark(key: str) -> str:
+    """The emoji a text of ``key`` starts with (the prompt's 👉, the deal summary's 🏁)."""
+    return TR(key, n=0, suit="").split()[0]
+
+
+#: A hand that waits for its player shows a prompt; every prompt starts with the same mark.
+PROMPT = _mark("prompt.other")
+SUMMARY = _mark("summary.title")
 
 
 _ACTS: dict[str, bool] = {}
@@ -48,14 +67,23 @@ def _is_act(codec: Codec, data: str) -> bool:
     return known
 
 
-def _legal(codec: Codec, users: list[SimUser]) -> list[tuple[SimUser, Any, str]]:
+def _legal(
+    codec: Codec, users: list[SimUser], done: dict[tuple[int, int], int] | None = None
+) -> list[tuple[SimUser, Any, str]]:
+    """The buttons the players would tap: a decision in a hand that asks its player for one.
+
+    ``done``: hands (by message) whose player's last tap was taken, with their edit count then; a
+    person whose card was taken waits for the hand to change rather than tap it again.
+    """
     found = []
     for user in users:
         messages = user.dm.bot_messages
         if not messages:
             continue
         message = messages[-1]
-        if "👉" not in message.content:  # only the player the game waits for looks for a button
+        if PROMPT not in message.content:  # only the player the game waits for looks for a button
+            continue
+        if done is not None and done.get(message.key) == message.edits:
             continue
         for row in message.buttons:
             for b in row:
@@ -75,25 +103,29 @@ async def _table(driver: Driver, codec: Codec, n: int, preset: str, deals: int, 
     await users[0].send(group, "/newgame")
     lobby = await group.wait_bot_message(lambda m: bool(m.buttons), timeout=120)
     if preset != "default":
-        await users[0].tap(lobby, "Правила", timeout=120)
-        await group.wait_until(lobby, _has_button(PRESET_LABELS[preset]), timeout=120)
-        await users[0].tap(lobby, PRESET_LABELS[preset], timeout=120)
-        await users[0].tap(lobby, "Назад", timeout=120)
+        label = TR(f"preset.{preset}")
+        await users[0].tap(lobby, TR("btn.rules"), timeout=120)
+        await group.wait_until(lobby, _has_button(label), timeout=120)
+        await users[0].tap(lobby, label, timeout=120)
+        await users[0].tap(lobby, TR("btn.back"), timeout=120)
     for seat, user in enumerate(users):
         await user.start()
         await user.dm.wait_bot_message(timeout=120)
-        await group.wait_until(lobby, _has_button(f"Место {seat + 1}"), timeout=120)
-        await user.tap(lobby, f"Место {seat + 1}", timeout=120)
+        sit = TR("btn.sit", n=seat + 1)
+        await group.wait_until(lobby, _has_button(sit), timeout=120)
+        await user.tap(lobby, sit, timeout=120)
     await group.wait_until(lobby, lambda m: all(u.name in m.content for u in users), timeout=120)
-    await users[0].tap(lobby, "Начать", timeout=120)
+    await users[0].tap(lobby, TR("btn.start"), timeout=120)
+    rematch = TR("btn.rematch")
 
     def finished() -> int:
-        return sum(1 for m in group.bot_messages if m.content.startswith("🏁"))
+        return sum(1 for m in group.bot_messages if m.content.startswith(SUMMARY))
 
+    done: dict[tuple[int, int], int] = {}
     while finished() < deals:
-        if any("Ещё партию" in b["text"] for m in group.bot_messages for r in m.buttons for b in r):
+        if any(rematch in b["text"] for m in group.bot_messages for r in m.buttons for b in r):
             break
-        options = _legal(codec, users)
+        options = _legal(codec, users, done)
         if not options:
             # Polling, not waiting for any change in the world: with many tables that would wake
             # every table's players on every message.
@@ -102,7 +134,9 @@ async def _table(driver: Driver, codec: Codec, n: int, preset: str, deals: int, 
         user, message, data = rng.choice(options)
         edits = message.edits
         tap = await user.tap(message, data=data, timeout=120)
-        if tap.show_alert:
+        if not tap.show_alert:
+            done[message.key] = edits
+        else:
             # The keyboard was older than the game (its edit is paced): wait for the edit, as a person would.
             for _ in range(30):
                 if message.edits != edits:
@@ -117,11 +151,12 @@ def _max_per_minute(times: list[float]) -> int:
     return best
 
 
-async def run(tables: int, deals: int, preset: str, seed: int) -> dict[str, Any]:
+async def run(tables: int, deals: int, preset: str, seed: int, profile: str | None = None) -> dict[str, Any]:
     """Play ``deals`` deals at each of ``tables`` tables at once; return the figures.
 
     The bot runs in a process of its own, so the emulator and the simulated players (which would
-    dwarf it) do not share its event loop and its handling times are its own.
+    dwarf it) do not share its event loop and its handling times are its own. ``profile``: a file
+    for the bot process's cProfile statistics.
     """
     server: EmbeddedRedis | None = None
     url = os.environ.get("REDIS_URL")
@@ -137,20 +172,20 @@ async def run(tables: int, deals: int, preset: str, seed: int) -> dict[str, Any]
             env = {**os.environ, "KOZEL_BENCH_TOKEN": emulator.token}
             bot = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot.bench", "--serve-bot", emulator.base_url, emulator.base_file_url,
-                url, prefix, str(stats), env=env,
+                url, prefix, str(stats), profile or "", env=env,
             )  # fmt: skip
             driver = Driver(emulator.world, default_timeout=120.0)
             try:
                 await driver.wait_for(lambda: emulator.world.calls_of("getUpdates") or None, what="the bot")
                 rng = random.Random(seed)
-                started = time.perf_counter()
+                started, cpu = time.perf_counter(), time.process_time()
                 games = [
                     _table(driver, codec, n, preset, deals, random.Random(rng.getrandbits(64)))
                     for n in range(tables)
                 ]
                 await asyncio.gather(*games)
                 await driver.settle(quiet=1.0, timeout=120)
-                elapsed = time.perf_counter() - started
+                elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
             finally:
                 bot.send_signal(signal.SIGTERM)
                 try:
@@ -158,8 +193,8 @@ async def run(tables: int, deals: int, preset: str, seed: int) -> dict[str, Any]
                 except TimeoutError:
                     bot.kill()
                     await bot.wait()
-            taps = sorted(json.loads(stats.read_text()))
-            return _figures(driver, tables, elapsed, taps)
+            bot_side = json.loads(stats.read_text())
+            return _figures(driver, tables, elapsed, bot_side, cpu)
     finally:
         storage = RedisStorage.from_url(url, prefix=prefix)
         keys = [k async for k in storage.client.scan_iter(match=f"{prefix}*", count=1000)]
@@ -170,10 +205,22 @@ async def run(tables: int, deals: int, preset: str, seed: int) -> dict[str, Any]
             server.stop()
 
 
-def _figures(driver: Driver, tables: int, elapsed: float, taps: list[float]) -> dict[str, Any]:
+def _ms(values: list[float], q: float) -> float | None:
+    """The ``q`` quantile of ``values`` (seconds) in milliseconds."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(1000 * ordered[int(q * (len(ordered) - 1))], 2)
+
+
+def _figures(
+    driver: Driver, tables: int, elapsed: float, bot_side: dict[str, Any], bench_cpu: float
+) -> dict[str, Any]:
+    taps: list[float] = bot_side["taps"]
+    bot_cpu: float = bot_side["cpu_s"]
     world = driver.world
     groups = {c.id for c in world.chats.values() if c.is_group}
-    summaries = [m for g in groups for m in SimGroup(driver, g).bot_messages if m.content.startswith("🏁")]
+    summaries = [m for g in groups for m in SimGroup(driver, g).bot_messages if m.content.startswith(SUMMARY)]
     sends = ("sendMessage", "editMessageText", "sendPhoto")
     calls = [c for c in world.calls if c.method in sends and c.ok]
     group_calls = [c for c in calls if c.chat_id in groups]
@@ -187,8 +234,12 @@ def _figures(driver: Driver, tables: int, elapsed: float, taps: list[float]) -> 
         "deals": len(summaries),
         "seconds": round(elapsed, 1),
         "moves": len(taps),
-        "move_ms_median": round(1000 * statistics.median(taps), 2) if taps else None,
-        "move_ms_p95": round(1000 * taps[int(0.95 * (len(taps) - 1))], 2) if taps else None,
+        "move_ms_median": _ms(taps, 0.5),
+        "move_ms_p95": _ms(taps, 0.95),
+        # Until the presenter has queued the move's messages (rendering included; a deal's first
+        # messages count until they are queued, not until Telegram answers).
+        "move_to_queued_ms_median": _ms(bot_side["queued"], 0.5),
+        "move_to_queued_ms_p95": _ms(bot_side["queued"], 0.95),
         "table_message_calls_per_deal_max": max((1 + m.edits for m in summaries), default=0),
         "table_message_calls_per_deal_mean": (
             round(statistics.mean(1 + m.edits for m in summaries), 1) if summaries else None
@@ -197,11 +248,31 @@ def _figures(driver: Driver, tables: int, elapsed: float, taps: list[float]) -> 
         "private_calls_per_deal": round(len(private_calls) / n_deals, 1),
         "max_group_calls_in_a_minute": max((_max_per_minute(t) for t in per_group.values()), default=0),
         "failed_calls": sum(1 for c in world.calls if not c.ok),
+        # Taps answered (moves, refused taps on stale keyboards, lobby taps) per move made.
+        "taps_per_move": round(len(world.calls_of("answerCallbackQuery")) / len(taps), 2) if taps else None,
+        # CPU seconds of the bot process (all of it, the lobby included) and of this one (the
+        # emulator and the simulated people), over the same wall time.
+        "bot_cpu_s": round(bot_cpu, 1),
+        "bot_cpu_ms_per_move": round(1000 * bot_cpu / len(taps), 2) if taps else None,
+        "emulator_and_players_cpu_s": round(bench_cpu, 1),
+        # How late the bot's event loop woke a 10 ms sleeper: the wait any step of a move may have
+        # behind other work (and, on a busy machine, behind other processes).
+        "bot_loop_lag_ms_median": _ms(bot_side["lags"], 0.5),
+        "bot_loop_lag_ms_p95": _ms(bot_side["lags"], 0.95),
     }
 
 
-async def serve_bot(base_url: str, base_file_url: str, redis_url: str, prefix: str, stats: str) -> None:
-    """The bot side of the bench: run until SIGTERM, then write the move handling times to ``stats``."""
+async def serve_bot(
+    base_url: str, base_file_url: str, redis_url: str, prefix: str, stats: str, profile: str
+) -> None:
+    """The bot side of the bench: run until SIGTERM, then write the move handling times to ``stats``.
+
+    With ``profile`` (a file name), cProfile statistics of the whole run are written there.
+    """
+    profiler = cProfile.Profile() if profile else None
+    if profiler is not None:
+        profiler.enable()
+    cpu = time.process_time()
     storage = RedisStorage.from_url(redis_url, prefix=prefix)
     # Telegram's per-group and per-DM pacing as in production; the global 30/s cap is left out, since
     # 100 tables of four players quicker than any person would queue on it.
@@ -212,16 +283,35 @@ async def serve_bot(base_url: str, base_file_url: str, redis_url: str, prefix: s
     )  # fmt: skip
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    lags: list[float] = []
+    watch = asyncio.create_task(_watch_loop(lags))
     await app.initialize()
     await app.start()
     assert app.updater is not None
     await app.updater.start_polling(timeout=1, poll_interval=0.0)
     await stop.wait()
-    Path(stats).write_text(json.dumps(services_of(app).stats.tap_times))
+    watch.cancel()
+    svc_stats = services_of(app).stats
+    Path(stats).write_text(json.dumps({
+        "taps": svc_stats.tap_times, "queued": svc_stats.queued_times, "cpu_s": time.process_time() - cpu,
+        "lags": lags,
+    }))  # fmt: skip
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
     await app.updater.stop()
     await app.stop()
     await app.shutdown()
     await storage.close()
+
+
+async def _watch_loop(lags: list[float], every: float = 0.01) -> None:
+    """Note how late the event loop wakes a sleeper: the wait any step of a tap has behind other work."""
+    loop = asyncio.get_running_loop()
+    while True:
+        at = loop.time()
+        await asyncio.sleep(every)
+        lags.append(max(0.0, loop.time() - at - every))
 
 
 def main() -> None:
@@ -229,15 +319,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--deals", type=int, default=1, help="deals to play at each table")
-    parser.add_argument("--preset", choices=["default", *PRESET_LABELS], default="flip")
+    parser.add_argument("--preset", choices=["default", *PRESETS], default="flip")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--serve-bot", nargs=5, metavar=("BASE_URL", "FILE_URL", "REDIS", "PREFIX", "STATS"),
-                        help=argparse.SUPPRESS)  # fmt: skip
+    parser.add_argument("--profile", metavar="FILE", help="write the bot process's cProfile statistics here")
+    parser.add_argument("--serve-bot", nargs=6, help=argparse.SUPPRESS,
+                        metavar=("BASE_URL", "FILE_URL", "REDIS", "PREFIX", "STATS", "PROFILE"))  # fmt: skip
     args = parser.parse_args()
     if args.serve_bot:
         asyncio.run(serve_bot(*args.serve_bot))
         return
-    figures = asyncio.run(run(args.tables, args.deals, args.preset, args.seed))
+    profile = str(Path(args.profile).resolve()) if args.profile else None
+    figures = asyncio.run(run(args.tables, args.deals, args.preset, args.seed, profile))
     width = max(len(k) for k in figures)
     for key, value in figures.items():
         print(f"{key:<{width}}  {value}")

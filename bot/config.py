@@ -41,6 +41,9 @@ class Config(BaseSettings):
     default_language: Literal["ru", "en"] = "ru"
     data_dir: Path = Field(Path("data"), description="embedded Redis data and the health heartbeat")
     bot_delay: float = Field(1.0, ge=0, le=10, description="seconds a bot player waits before a card")
+    update_lease: float = Field(
+        30.0, ge=1, le=3600, description="seconds an update is held by the process handling it"
+    )
 
     @field_validator("log_level", mode="before")
     @classmethod

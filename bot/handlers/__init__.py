@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from telegram import Update
@@ -9,24 +10,33 @@ from telegram.ext import (
     Application,
     ApplicationHandlerStop,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     ContextTypes,
+    MessageHandler,
     TypeHandler,
     filters,
 )
 
 from bot import logs
-from bot.handlers import commands, lobby, play
+from bot.handlers import commands, faults, lobby, play, settings_menu
+from bot.handlers.services import mark_taken
+from bot.polling import SOLE_CONSUMER
 
+_LOG = logging.getLogger(__name__)
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+#: The handler group that marks an update done; after every other group.
+FINISH_GROUP = 1_000
 
 
 def register(application: AnyApplication) -> None:
     """Add every handler to ``application``."""
     groups, private = filters.ChatType.GROUPS, filters.ChatType.PRIVATE
     # First, in groups of their own: handle an update once even when two processes both get it
-    # (a retried or duplicated webhook delivery), and tag every log line with its chat.
+    # (a retried or duplicated webhook delivery), and tag every log line with its chat. Last, in a
+    # group of its own: mark it done (see _claim_once).
     application.add_handler(TypeHandler(Update, _claim_once), group=-2)
+    application.add_handler(TypeHandler(Update, _finish), group=FINISH_GROUP)
     application.add_handler(TypeHandler(Update, _bind_log_context), group=-1)
     application.add_handler(CommandHandler("start", commands.start))
     application.add_handler(CommandHandler("help", commands.help_command))
@@ -36,10 +46,18 @@ def register(application: AnyApplication) -> None:
     application.add_handler(CommandHandler("score", commands.score, filters=groups))
     application.add_handler(CommandHandler("leave", commands.leave, filters=groups))
     application.add_handler(CommandHandler("stop", commands.stop, filters=groups))
+    application.add_handler(CommandHandler("settings", settings_menu.settings_command, filters=groups))
     application.add_handler(
-        CommandHandler(["newgame", "score", "leave", "stop"], commands.group_only, filters=private)
+        CommandHandler(
+            ["newgame", "score", "leave", "stop", "settings"], commands.group_only, filters=private
+        )
     )
     application.add_handler(CallbackQueryHandler(play.on_tap))
+    # Faults (bot/handlers/faults.py): a group upgraded to a supergroup, a person who blocks the bot,
+    # and Redis down — that error handler comes first and answers "try again".
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, faults.on_migrate))
+    application.add_handler(ChatMemberHandler(faults.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    application.add_error_handler(faults.on_error)
 
 
 async def _bind_log_context(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -50,7 +68,38 @@ async def _bind_log_context(update: Update, context: ContextTypes.DEFAULT_TYPE) 
 
 
 async def _claim_once(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Stop here when another process (or an earlier delivery) has already taken this update."""
+    """Stop here when this update is done, or another process (or delivery) is handling it now.
+
+    The claim is a lease of ``Settings.update_lease`` seconds, made "done" by :func:`_finish` once
+    every handler has run. A process killed while handling an update leaves only the lease, so a
+    delivery of that update after the lease ended (the offset was never confirmed, a webhook
+    retried) is handled rather than lost.
+    """
+    mark_taken(context)  # handling times (the bench) count from here
     svc = context.application.bot_data.get("svc")
-    if svc is not None and not await svc.storage.claim_update(update.update_id):
+    if svc is None:
+        return
+    now, lease = svc.settings.clock(), svc.settings.update_lease
+    # Under bot.polling.Poller this process is the only one receiving updates and never takes one
+    # twice itself: a live lease on an update offered again belongs to a process that died.
+    takeover = bool(context.application.bot_data.get(SOLE_CONSUMER))
+    if not await svc.storage.claim_update(update.update_id, now=now, lease=lease, takeover=takeover):
         raise ApplicationHandlerStop
+
+
+async def _finish(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Every handler ran (an error too was handled): no later delivery of this update is handled.
+
+    PTB runs the groups in order and goes on to the next group after an error handler returns, so
+    this runs after every outcome but ApplicationHandlerStop: a claim skipped (nothing to mark) or
+    storage down (the lease ends by itself; the person was told to try again).
+    """
+    svc = context.application.bot_data.get("svc")
+    if svc is None:
+        return
+    try:
+        await svc.storage.finish_update(update.update_id)
+    except faults.STORAGE_DOWN as e:
+        # Handled already: not the error handler's "try again". Only the lease is left, so a
+        # delivery of this update after it ends would be handled again.
+        _LOG.warning("could not mark update %s done: %s", update.update_id, e)

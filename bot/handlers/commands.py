@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from html import escape
 
@@ -9,22 +10,24 @@ from telegram import (
     BotCommand,
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
+    BotCommandScopeDefault,
     Chat,
     ChatMember,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     Update,
 )
+from telegram.error import TelegramError
 from telegram.ext import Application
 
 from bot.engine import Rules
-from bot.handlers import rules_menu
+from bot.handlers import faults, rules_menu, settings_menu
 from bot.handlers.codec import BadData, Button
 from bot.handlers.common import (
     Context,
     chat_tr,
     default_preset,
-    reply,
+    say,
     services,
     table_key,
     thread_of,
@@ -33,25 +36,30 @@ from bot.handlers.common import (
 from bot.handlers.game import Refusal, match_record
 from bot.handlers.i18n import LANGS, Tr, pick_lang
 from bot.handlers.lobby import join_by_link
-from bot.handlers.outbox import Content
+from bot.handlers.outbox import Content, Sent
 from bot.handlers.services import Services
 from bot.handlers.tally import tally_png
 from bot.handlers.words import pair_names, tally_text
 from bot.storage import Seat, StaleWrite, Table
 
 _LOG = logging.getLogger(__name__)
-GROUP_COMMANDS = ("newgame", "score", "rules", "leave", "stop", "language", "help")
+GROUP_COMMANDS = ("newgame", "score", "rules", "leave", "stop", "settings", "language", "help")
 PRIVATE_COMMANDS = ("start", "help", "language", "rules")
 
 
 async def set_commands(application: Application) -> None:  # type: ignore[type-arg]
-    """Register the command menus for groups and private chats, in Russian and English."""
+    """Register the command menus for groups and private chats, in Russian and English.
+
+    The default scope (which Telegram shows nowhere once both others are set) gets the group's
+    menu too: the sandbox page offers its commands from it.
+    """
     for lang in LANGS:
         tr = Tr(lang)
         code = None if lang == "ru" else lang
         for scope, names in (
             (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
             (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
+            (BotCommandScopeDefault(), GROUP_COMMANDS),
         ):
             commands = [BotCommand(name, tr(f"cmd.{name}")) for name in names]
             await application.bot.set_my_commands(commands, scope=scope, language_code=code)
@@ -73,26 +81,29 @@ async def start(update: Update, context: Context) -> None:
     tr = await user_tr(svc, user)
     payload = context.args[0] if context.args else None
     if not payload:
-        await reply(update, tr("start.hello"))
+        # A client's "Restart" after blocking the bot sends a plain /start: their seats come back.
+        await faults.user_back(svc, user.id)
+        say(svc, update, tr("start.hello"))
         return
     try:
         kind, chat_id, thread_id, table_id, arg = svc.codec.unpack_link(payload)
     except BadData:
-        await reply(update, tr("start.bad_link"))
+        say(svc, update, tr("start.bad_link"))
         return
     if kind == "j" and arg in range(4):
         try:
             table = await join_by_link(svc, user, (chat_id, thread_id), table_id, arg)
         except Refusal as refusal:
-            await reply(update, tr(refusal.key))
+            say(svc, update, tr(refusal.key))
             return
         title = table.chat_title if table is not None else ""
-        await reply(update, tr("join.seated", chat=escape(title), n=arg + 1))
+        say(svc, update, tr("join.seated", chat=escape(title), n=arg + 1))
     elif kind == "h":
+        await faults.user_back(svc, user.id, [(chat_id, thread_id)])
         await _resend_hand(svc, user.id, (chat_id, thread_id), table_id)
-        await reply(update, tr("start.hand"))
+        say(svc, update, tr("start.hand"))
     else:
-        await reply(update, tr("start.bad_link"))
+        say(svc, update, tr("start.bad_link"))
 
 
 async def _resend_hand(svc: Services, user_id: int, key: tuple[int, int | None], table_id: str) -> None:
@@ -114,7 +125,7 @@ async def help_command(update: Update, context: Context) -> None:
     chat = update.effective_chat
     assert chat is not None
     tr = await chat_tr(svc, chat, update.effective_user)
-    await reply(update, tr("help.text"))
+    say(svc, update, tr("help.text"))
 
 
 async def rules_command(update: Update, context: Context) -> None:
@@ -139,14 +150,16 @@ async def rules_command(update: Update, context: Context) -> None:
             tr("rules.options", summary=rules_menu.summary(tr, rules)),
         )
     )
-    await reply(update, text)
+    if chat.type != Chat.PRIVATE:  # the turn timer of /settings
+        text += "\n\n" + settings_menu.summary(tr, await svc.storage.chat_settings(chat.id), svc)
+    say(svc, update, text)
 
 
 async def group_only(update: Update, context: Context) -> None:
     """A group command typed in private."""
     svc = services(context)
     tr = await user_tr(svc, update.effective_user)
-    await reply(update, tr("wrong.group_only"))
+    say(svc, update, tr("wrong.group_only"))
 
 
 async def score(update: Update, context: Context) -> None:
@@ -157,7 +170,7 @@ async def score(update: Update, context: Context) -> None:
     tr = await chat_tr(svc, chat, update.effective_user)
     table = await svc.storage.load_table(*table_key(chat, message))
     if table is None or table.match is None:
-        await reply(update, tr("score.none"))
+        say(svc, update, tr("score.none"))
         return
     penalty = table.match.penalty
     lines = [tr("score.title")]
@@ -171,9 +184,19 @@ async def score(update: Update, context: Context) -> None:
             )
         )
     caption = Content("\n".join(lines))
-    sent = await svc.outbox.send_photo(chat.id, tally_png(penalty), caption, thread_id=thread_of(message))
-    if sent.message_id is None:
-        await svc.outbox.send(chat.id, caption, thread_id=thread_of(message))
+    thread_id = thread_of(message)
+    sent = svc.outbox.post(chat.id, caption, thread_id=thread_id, photo=tally_png(penalty))
+
+    def fall_back(done: asyncio.Future[Sent]) -> None:
+        # The picture was refused (a group may forbid media): the tally as text instead. Not when
+        # the bot may not write here at all, nor when the picture may have arrived after all.
+        if done.cancelled():
+            return
+        sent = done.result()
+        if sent.message_id is None and not sent.forbidden and not sent.uncertain:
+            svc.outbox.post(sent.chat_id or chat.id, caption, thread_id=thread_id)
+
+    sent.add_done_callback(fall_back)
 
 
 async def leave(update: Update, context: Context) -> None:
@@ -200,7 +223,7 @@ async def leave(update: Update, context: Context) -> None:
         return "leave.done"
 
     table, key = await svc.transact(table_key(chat, message), change)
-    await reply(update, tr(key, name=escape(user.first_name)))
+    say(svc, update, tr(key, name=escape(user.first_name)))
     for hand in left_hand:
         svc.outbox.edit(user.id, hand, Content((await user_tr(svc, user))("leave.hand")))
     if table is not None and key == "leave.done":
@@ -216,19 +239,17 @@ async def stop(update: Update, context: Context) -> None:
     key = table_key(chat, message)
     table = await svc.storage.load_table(*key)
     if table is None:
-        await reply(update, tr("stop.no_table"))
+        say(svc, update, tr("stop.no_table"))
         return
-    if user.id != table.creator_id:
-        member = await context.bot.get_chat_member(chat.id, user.id)
-        if member.status not in (ChatMember.ADMINISTRATOR, ChatMember.OWNER):
-            await reply(update, tr("stop.not_allowed"))
-            return
+    if not await _may_manage(context, chat.id, user.id, table):
+        say(svc, update, tr("stop.not_allowed"))
+        return
     # The game may move on while we look (bot players, message ids): delete the latest version.
     for _ in range(8):
         async with svc.lock(key):
             table = await svc.storage.load_table(*key)
             if table is None:
-                await reply(update, tr("stop.no_table"))
+                say(svc, update, tr("stop.no_table"))
                 return
             archive = match_record(table) if table.match is not None and table.status == "playing" else None
             try:
@@ -239,7 +260,7 @@ async def stop(update: Update, context: Context) -> None:
     else:
         raise StaleWrite(f"table {key} is too busy to stop")
     svc.presenter.forget(table)
-    await reply(update, tr("stop.done"))
+    say(svc, update, tr("stop.done"))
     ended = Content(tr("stop.message"))
     for message_id in (table.table_message_id, table.lobby_message_id if table.status == "lobby" else None):
         if message_id is not None:
@@ -250,32 +271,55 @@ async def stop(update: Update, context: Context) -> None:
             svc.outbox.edit(person.user_id, message_id, Content(Tr(pick_lang(person.lang))("stop.message")))
 
 
+async def _may_manage(context: Context, chat_id: int, user_id: int, table: Table | None) -> bool:
+    """Whether the person may stop the group's game or set its language: the creator or an admin."""
+    if table is not None and user_id == table.creator_id:
+        return True
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError as e:
+        _LOG.info("getChatMember failed in chat %s: %s", chat_id, e)
+        return False
+    return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
+
+
 async def language(update: Update, context: Context) -> None:
-    """/language: buttons to choose the group's language (in a group) or one's own (in private)."""
+    """/language: buttons to choose the group's language (its table's creator or an admin) or one's own."""
     svc = services(context)
-    chat = update.effective_chat
-    assert chat is not None
-    tr = await chat_tr(svc, chat, update.effective_user)
+    chat, message, user = update.effective_chat, update.effective_message, update.effective_user
+    assert chat is not None and user is not None
+    tr = await chat_tr(svc, chat, user)
+    key = table_key(chat, message)
+    if chat.type != Chat.PRIVATE:
+        table = await svc.storage.load_table(*key)
+        if not await _may_manage(context, chat.id, user.id, table):
+            say(svc, update, tr("lang.not_allowed"))
+            return
     rows = [
         [
             InlineKeyboardButton(
                 Tr(lang)("lang.name"),
-                callback_data=svc.codec.pack(Button(chat.id, None, "0", 0, f"N{lang}")),
+                callback_data=svc.codec.pack(Button(chat.id, key[1], "0", 0, f"N{lang}")),
             )
             for lang in LANGS
         ]
     ]
-    await reply(update, tr("lang.choose"), reply_markup=InlineKeyboardMarkup(rows))
+    say(svc, update, tr("lang.choose"), InlineKeyboardMarkup(rows))
 
 
-async def language_tap(update: Update, button: Button, svc: Services) -> None:
-    """A language chosen: the group's (by anyone in it) or the person's own."""
+async def language_tap(update: Update, button: Button, svc: Services, context: Context) -> None:
+    """A language chosen: the group's (by its table's creator or an admin) or the person's own."""
     query = update.callback_query
     assert query is not None
     lang = button.payload[1:]
     message = query.message
     if lang not in LANGS or message is None or message.chat.id != button.chat_id:
         raise Refusal("alert.unknown_button")
+    if message.chat.type != Chat.PRIVATE:
+        # The buttons are in the group for everyone to see: who taps is checked, not who asked.
+        table = await svc.storage.load_table(button.chat_id, button.thread_id)
+        if not await _may_manage(context, message.chat.id, query.from_user.id, table):
+            raise Refusal("lang.not_allowed")
     if message.chat.type == Chat.PRIVATE:
         settings = await svc.storage.user_settings(query.from_user.id)
         settings.lang = lang

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from functools import lru_cache
-from typing import Any
 
-from telegram import CallbackQuery, Chat, Message, Update, User
+from telegram import CallbackQuery, Chat, InlineKeyboardMarkup, Message, Update, User
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from bot.engine import Deal, Rules, RulesError
 from bot.handlers.i18n import Tr, pick_lang
+from bot.handlers.outbox import Content, Sent
 from bot.handlers.services import Services, TableKey
 
 Context = ContextTypes.DEFAULT_TYPE
@@ -71,11 +72,23 @@ async def quiet_answer(query: CallbackQuery, text: str | None = None) -> None:
         _LOG.info("could not answer a callback query: %s", e.message)
 
 
-async def reply(update: Update, text: str, **kwargs: Any) -> None:
-    """Reply to the command in its chat (and forum topic)."""
-    message = update.effective_message
-    if message is not None:
-        await message.reply_html(text, do_quote=False, **kwargs)
+def say(
+    svc: Services,
+    update: Update,
+    text: str,
+    markup: InlineKeyboardMarkup | None = None,
+    *,
+    reply_to: int | None = None,
+) -> asyncio.Future[Sent] | None:
+    """Answer a command in its chat (and forum topic) through the outbox, which paces the chat.
+
+    Not awaited: the reply waits its turn in the outbox while the handler is done. ``None`` when the
+    update has no chat.
+    """
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None:
+        return None
+    return svc.outbox.post(chat.id, Content(text, markup), thread_id=thread_of(message), reply_to=reply_to)
 
 
 @lru_cache(maxsize=1)

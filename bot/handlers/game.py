@@ -7,7 +7,9 @@ millisecond; the match is persisted as the engine's counters.
 
 from __future__ import annotations
 
+import json
 import random
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +17,7 @@ from bot.engine import Action, Deal, KozelError, Match, Rules, RulesError
 from bot.engine.actions import action_from_json, action_to_json
 from bot.engine.cards import Card
 from bot.storage import MatchState, Table
+from bot.storage.models import PendingSummary
 
 
 class Refusal(Exception):
@@ -86,11 +89,29 @@ def replay(record: dict[str, Any], rules: Rules | None = None) -> Deal:
     return deal
 
 
+#: Deals rebuilt lately, by their record's JSON: a move is read by the presenter, the bot players
+#: and the timers, and each would otherwise replay it.
+_DEALS: OrderedDict[str, Deal] = OrderedDict()
+DEALS_KEPT = 512
+
+
+def _remember(key: str, deal: Deal) -> None:
+    _DEALS[key] = deal
+    _DEALS.move_to_end(key)
+    if len(_DEALS) > DEALS_KEPT:
+        _DEALS.popitem(last=False)
+
+
 def deal_of(table: Table, rules: Rules | None = None) -> Deal | None:
-    """The deal in play, if any."""
+    """The deal in play, if any: shared with other readers of the same state, so never change it."""
     if table.match is None or table.match.current is None:
         return None
-    return replay(table.match.current, rules)
+    key = json.dumps(table.match.current, separators=(",", ":"))
+    deal = _DEALS.get(key)
+    if deal is None:
+        deal = replay(table.match.current, rules)
+    _remember(key, deal)
+    return deal
 
 
 def start_match(table: Table, rng: random.Random) -> Progress:
@@ -138,12 +159,22 @@ def apply(table: Table, seat: int, action: Action, rng: random.Random) -> Progre
     progress = Progress()
     if not deal.over:
         state.current = deal.record()
+        _remember(json.dumps(state.current, separators=(",", ":")), deal)
         return progress
     assert deal.result is not None
     state.deals.append(deal.record())
     progress.finished.append(
         FinishedDeal(len(state.deals) - 1, table.table_message_id, dict(table.hand_messages))
     )
+    if table.table_message_id is not None or table.hand_messages:
+        # Until the presenter has the summary shown: a restart in between must still show it.
+        table.pending_summaries.append(
+            PendingSummary(
+                index=len(state.deals) - 1,
+                table_message_id=table.table_message_id,
+                hand_messages=dict(table.hand_messages),
+            )
+        )
     table.table_message_id = None
     table.hand_messages = {}
     table.dm_failed = []

@@ -6,6 +6,7 @@ exchange, the mirror's cut) is asked without changes here; only its texts are ne
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -36,6 +37,9 @@ from bot.handlers.words import card_text, cards_text, seat_name, suit_text
 from bot.storage import Table
 
 LEGAL_MARK = "✅"
+#: A card ticked in a choice of several cards (the exchange's give), and one that may be ticked.
+PICKED_MARK = "☑️"
+PICKABLE_MARK = "▫️"
 MAX_DECISIONS = 90
 CARDS_PER_ROW = 5
 
@@ -45,7 +49,7 @@ def _card_of(action: Action) -> Card | None:
     match action:
         case Play(c) | SwapReturn(c):
             return c
-        case Brag(cs) | ExchangeGive(cs) if len(cs) == 1:
+        case Brag(cs) if len(cs) == 1:  # the exchange's give is ticked card by card instead
             return cs[0]
     return None
 
@@ -72,8 +76,20 @@ def decision_label(tr: Tr, action: Action) -> str:
     return "?"  # pragma: no cover - every action type is matched above
 
 
-def keyboard(tr: Tr, codec: Codec, table: Table, view: SeatView) -> InlineKeyboardMarkup:
-    """Cards (legal ones marked) and, below them, the other decisions of this seat."""
+def picked(table: Table, seat: int, moves: int) -> list[Card]:
+    """The cards ``seat`` has ticked for the decision now open (none if the ticks are of an earlier one)."""
+    m = table.match
+    p = m.picking if m is not None else None
+    if m is None or p is None or (p.deal_seq, p.moves, p.seat) != (m.deal_seq, moves, seat):
+        return []
+    return [Card.parse(code) for code in p.cards]
+
+
+def keyboard(tr: Tr, codec: Codec, table: Table, view: SeatView, moves: int = 0) -> InlineKeyboardMarkup:
+    """Cards (legal ones marked) and, below them, the other decisions of this seat.
+
+    ``moves`` is the number of moves of the deal so far (to recognise a choice in progress).
+    """
     assert table.match is not None
     seq = table.match.deal_seq
 
@@ -81,6 +97,8 @@ def keyboard(tr: Tr, codec: Codec, table: Table, view: SeatView) -> InlineKeyboa
         data = codec.pack(Button(table.chat_id, table.thread_id, table.table_id, seq, payload))
         return InlineKeyboardButton(text, callback_data=data)
 
+    if view.phase is Phase.EXCHANGE_GIVE and view.legal:
+        return _pick_keyboard(tr, view, picked(table, view.seat, moves), button)
     by_card: dict[Card, Action] = {}
     others: list[Action] = []
     for action in view.legal:
@@ -100,6 +118,35 @@ def keyboard(tr: Tr, codec: Codec, table: Table, view: SeatView) -> InlineKeyboa
     decisions = [button(decision_label(tr, a), "A" + encode_action(a)) for a in others[:MAX_DECISIONS]]
     per_row = 8 if small else 2
     rows.extend(decisions[i : i + per_row] for i in range(0, len(decisions), per_row))
+    return InlineKeyboardMarkup(rows)
+
+
+def _pick_keyboard(
+    tr: Tr, view: SeatView, chosen: list[Card], button: Callable[[str, str], InlineKeyboardButton]
+) -> InlineKeyboardMarkup:
+    """The exchange's give: the non-trumps as toggles, and a confirm button live at the right count.
+
+    The choice in progress is the table's (``MatchState.picking``); the confirm button carries the
+    engine's :class:`ExchangeGive` of the ticked cards, so the tap that ends it is an ordinary move.
+    """
+    gives = [a for a in view.legal if isinstance(a, ExchangeGive)]
+    need = len(gives[0].cards)
+    pickable = {c for a in gives for c in a.cards}
+    cards = []
+    for c in view.hand:
+        if c in pickable:
+            mark = PICKED_MARK if c in chosen else PICKABLE_MARK
+            cards.append(button(mark + card_text(tr, c), "C" + c.code))
+        else:
+            cards.append(button(card_text(tr, c), "X" + c.code))
+    rows = [cards[i : i + CARDS_PER_ROW] for i in range(0, len(cards), CARDS_PER_ROW)]
+    label = tr("act.give_chosen", k=len(chosen), n=need)
+    if len(chosen) == need:
+        ordered = tuple(c for c in view.hand if c in chosen)
+        rows.append([button(LEGAL_MARK + label, "A" + encode_action(ExchangeGive(ordered)))])
+    else:
+        # Not yet: a tap says how many to tick.
+        rows.append([button(label, "C")])
     return InlineKeyboardMarkup(rows)
 
 
@@ -129,6 +176,10 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
     if view.phase is Phase.PLAY:
         on_table = " · ".join(f"{seat_name(tr, table, s)} {card_text(tr, c)}" for s, c in view.trick)
         lines.append(tr("table.on_table", cards=on_table or "—"))
+    if view.partner_counts is not None:
+        # All the partners may tell each other before the exchange (RULES.md §2).
+        trumps, plain = view.partner_counts
+        lines.append(tr("hand.partner_counts", name=partner, trumps=trumps, plain=plain))
     seen = [(s, cs) for s, cs in enumerate(view.seen) if cs and s != seat]
     for s, cs in seen:
         lines.append(tr("hand.seen", name=seat_name(tr, table, s), cards=cards_text(tr, cs)))
@@ -140,7 +191,7 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
         name = seat_name(tr, table, view.to_act)
         key = f"phase.{view.phase.value}"
         lines.append(tr(key, name=name) if tr.has(key) else tr("phase.other", name=name))
-    return Content("\n".join(lines), keyboard(tr, codec, table, view))
+    return Content("\n".join(lines), keyboard(tr, codec, table, view, len(deal.moves)))
 
 
 def finished_hand_content(tr: Tr, table: Table, deal_no: int) -> Content:

@@ -17,7 +17,22 @@ from babel.messages.pofile import read_po
 LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
 DOMAIN = "kozel"
 LANGS = ("ru", "en")
+#: The built-in default; the operator's ``DEFAULT_LANGUAGE`` replaces it at start (set_default_lang).
 DEFAULT_LANG = "ru"
+#: The language where no chat or person has one: ``[lang]``, set once by the composition root.
+_FALLBACK = [DEFAULT_LANG]
+
+
+def set_default_lang(lang: str) -> None:
+    """Speak ``lang`` where no chat or person has chosen a supported language (``DEFAULT_LANGUAGE``)."""
+    if lang not in LANGS:
+        raise ValueError(f"unsupported language {lang!r}; one of {', '.join(LANGS)}")
+    _FALLBACK[0] = lang
+
+
+def default_lang() -> str:
+    """The language where no chat or person has one."""
+    return _FALLBACK[0]
 
 
 @cache
@@ -39,14 +54,14 @@ def pick_lang(*candidates: str | None) -> str:
             base = code.lower().split("-")[0]
             if base in LANGS:
                 return base
-    return DEFAULT_LANG
+    return _FALLBACK[0]
 
 
 class Tr:
     """Translate keys into one language: ``tr("lobby.title", name=...)``, ``tr.n("tricks", 3)``."""
 
     def __init__(self, lang: str) -> None:
-        self.lang = lang if lang in LANGS else DEFAULT_LANG
+        self.lang = lang if lang in LANGS else _FALLBACK[0]
         self._t = translations(self.lang)
 
     def __call__(self, key: str, /, **values: object) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import secrets
-import time
 
 from telegram import CallbackQuery, Chat, Update, User
 
@@ -17,13 +16,14 @@ from bot.handlers.common import (
     chat_tr,
     default_preset,
     quiet_answer,
+    say,
     services,
     table_key,
     thread_of,
 )
 from bot.handlers.game import Progress, Refusal
-from bot.handlers.i18n import Tr
-from bot.handlers.lobby_view import default_level, expired_content, levels, lobby_content
+from bot.handlers.i18n import Tr, pick_lang
+from bot.handlers.lobby_view import default_level, levels, lobby_content
 from bot.handlers.outbox import Content
 from bot.handlers.services import Services, TableKey
 from bot.handlers.words import pair_names
@@ -42,9 +42,7 @@ async def new_game(update: Update, context: Context) -> None:
     existing = await svc.storage.load_table(*key)
     if existing is not None and existing.status != "over":
         where = existing.table_message_id if existing.status == "playing" else existing.lobby_message_id
-        await message.reply_html(
-            tr("newgame.running"), do_quote=False, reply_to_message_id=where, allow_sending_without_reply=True
-        )
+        say(svc, update, tr("newgame.running"), reply_to=where)
         return
     if existing is not None:
         await svc.storage.delete_table(existing)
@@ -52,7 +50,7 @@ async def new_game(update: Update, context: Context) -> None:
     settings = await svc.storage.chat_settings(chat.id)
     rules = _remembered_rules(settings)
     level = settings.bot_level if settings.bot_level in levels() else default_level()
-    now = time.time()
+    now = svc.settings.clock()
     table = Table(
         table_id=secrets.token_hex(3),
         chat_id=chat.id,
@@ -66,7 +64,7 @@ async def new_game(update: Update, context: Context) -> None:
     )
     # Stored before it is shown: a tap on the lobby must find its table.
     if not await svc.create(table):
-        await message.reply_html(tr("newgame.running"), do_quote=False)
+        say(svc, update, tr("newgame.running"))
         return
     sent = await svc.outbox.send(chat.id, lobby_content(tr, svc.codec, table), thread_id=thread_of(message))
     if sent.message_id is None:
@@ -81,7 +79,8 @@ async def new_game(update: Update, context: Context) -> None:
     stored, _ = await svc.transact(key, remember)
     if stored is not None:
         svc.presenter.show(stored)  # taps made while the message was on its way
-    _schedule_expiry(context, table, svc.settings.lobby_ttl)
+    # Its expiry is a timer in Redis (bot/handlers/timers.py): it survives a restart.
+    await svc.timers.arm(stored or table)
 
 
 def _remembered_rules(settings: ChatSettings) -> Rules:
@@ -91,41 +90,6 @@ def _remembered_rules(settings: ChatSettings) -> Rules:
         except RulesError:
             pass
     return Rules.make(default_preset())
-
-
-def _schedule_expiry(context: Context, table: Table, delay: float) -> None:
-    if context.job_queue is None:  # pragma: no cover - the job queue is a dependency
-        return
-    context.job_queue.run_once(
-        expire_lobby,
-        delay,
-        data=(table.chat_id, table.thread_id, table.table_id),
-        name=f"lobby {table.chat_id} {table.thread_id} {table.table_id}",
-    )
-
-
-async def expire_lobby(context: Context) -> None:
-    """A lobby nobody started: remove it and say so (or look again later if it is still busy)."""
-    svc = services(context)
-    assert context.job is not None
-    data: tuple[int, int | None, str] = context.job.data  # type: ignore[assignment]
-    chat_id, thread_id, table_id = data
-    table = await svc.storage.load_table(chat_id, thread_id)
-    if table is None or table.table_id != table_id or table.status != "lobby":
-        return
-    idle = time.time() - table.updated_at
-    if idle < svc.settings.lobby_ttl:
-        _schedule_expiry(context, table, svc.settings.lobby_ttl - idle)
-        return
-    try:
-        await svc.storage.delete_table(table)
-    except Exception:  # someone touched it just now: look again later
-        _schedule_expiry(context, table, svc.settings.lobby_ttl)
-        return
-    svc.presenter.forget(table)
-    tr = Tr((await svc.storage.chat_settings(chat_id)).lang or "ru")
-    if table.lobby_message_id is not None:
-        svc.outbox.edit(chat_id, table.lobby_message_id, expired_content(tr))
 
 
 def _sit(table: Table, seat: int, user: User) -> None:
@@ -238,7 +202,7 @@ async def _started(svc: Services, table: Table, progress: Progress | None) -> No
     settings.rules = table.rules
     settings.bot_level = table.bot_level
     await svc.storage.save_chat_settings(table.chat_id, settings)
-    tr = Tr(settings.lang or "ru")
+    tr = Tr(pick_lang(settings.lang))
     if table.lobby_message_id is not None:
         text = tr(
             "lobby.started",

@@ -4,6 +4,15 @@ Telegram allows about 20 messages (edits included) a minute in a group and about
 private chat. Rather than bursting and then stalling, the outbox spaces calls to each chat evenly;
 while a call waits its turn, newer content for the same message replaces the older, so quick play
 costs few calls and the last state always arrives.
+
+Faults: a 429 is waited out for its ``retry_after``; a 5xx or a network error (Telegram did not apply
+the call) is retried with exponential backoff. A *timed-out* send is not repeated: the request
+reached Telegram and may have been applied, and a repeated send would leave a duplicate message (a
+second live hand keyboard); the result says ``uncertain`` and the caller shows the state again at
+its next change. A timed-out edit is repeated (an edit applied twice is "not modified"). A user who
+blocked the bot is reported to ``on_blocked``; a group upgraded to a supergroup to ``on_migrated``,
+and its waiting sends go to the supergroup (edits of its old messages are dropped: their ids do not
+exist there).
 """
 
 from __future__ import annotations
@@ -16,12 +25,26 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from telegram import Bot, InlineKeyboardMarkup, Message
+from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+    TimedOut,
+)
 
 _LOG = logging.getLogger(__name__)
 MAX_REMEMBERED = 20_000
+#: Chat workers started between two sweeps of the chats that have nothing left to pace.
+PRUNE_EVERY = 1000
+#: Attempts per call, and the backoff between attempts after a 5xx or a network error (seconds).
+MAX_ATTEMPTS = 6
+RETRY_FIRST = 0.5
+RETRY_CAP = 8.0
 
 
 @dataclass(frozen=True)
@@ -32,8 +55,9 @@ class Limits:
     group_interval: float = 3.1
     private_interval: float = 1.0
     global_interval: float = 1 / 30
-    #: Seconds since the chat's last call before a non-urgent edit (a card inside a trick) goes out.
-    #: Quick players then cost about one group edit per trick; slow ones still see every card.
+    #: Seconds a non-urgent edit (a card inside a trick) waits, both since the chat's last call and
+    #: since its content last changed: it shows a table that waits for someone. Quick players (and
+    #: players slowed by a busy bot) then cost one group edit per trick; a slow one is still shown.
     relaxed_interval: float = 6.0
 
     @classmethod
@@ -80,6 +104,12 @@ class Sent:
 
     message_id: int | None
     forbidden: bool = False
+    #: Forbidden because the user blocked the bot (reported to ``Outbox.on_blocked``).
+    blocked: bool = False
+    #: The call timed out: Telegram may have applied it (see the module docstring).
+    uncertain: bool = False
+    #: The chat it went to, when a group upgrade sent it to the supergroup instead.
+    chat_id: int | None = None
 
 
 @dataclass
@@ -92,6 +122,11 @@ class _Op:
     photo: bytes | None = None
     future: asyncio.Future[Sent] | None = None
     urgent: bool = True
+    #: When a non-urgent edit's content last changed (the pace's clock).
+    changed_at: float = 0.0
+    reply_to: int | None = None
+    #: Queued by :meth:`Outbox.post`: an identical one still waiting is not queued twice.
+    posted: bool = False
 
 
 @dataclass
@@ -133,13 +168,21 @@ class Outbox:
         self._sent: dict[tuple[int, int], Content] = {}
         self._global_at = 0.0
         self._on_error = on_error
+        self._started = 0
+        #: Called with a private chat's id when its user blocked the bot.
+        self.on_blocked: Callable[[int], None] | None = None
+        #: Called with (old, new) when a group turns out to be a supergroup now.
+        self.on_migrated: Callable[[int, int], None] | None = None
+        self._moved: dict[int, int] = {}
 
     def edit(self, chat_id: int, message_id: int, content: Content, *, urgent: bool = True) -> None:
         """Show ``content`` in a message; an edit still waiting for the same message is replaced.
 
-        A non-urgent edit waits ``Limits.relaxed_interval`` after the chat's last call, unless an
-        urgent one for the same message replaces it first.
+        A non-urgent edit waits ``Limits.relaxed_interval`` after the chat's last call and after its
+        latest change of content, unless an urgent one for the same message replaces it first.
         """
+        if chat_id in self._moved:
+            return  # its messages stayed behind in the old group
         if self._sent.get((chat_id, message_id)) == content:
             chat = self._chats.get(chat_id)
             pending = chat.edits.get(message_id) if chat else None
@@ -148,13 +191,29 @@ class Outbox:
         chat = self._chats.setdefault(chat_id, _Chat())
         pending = chat.edits.get(message_id)
         if pending is not None:
-            pending.content = content
+            if pending.content != content:
+                pending.content = content
+                pending.changed_at = self.pace.now()
             pending.urgent = pending.urgent or urgent
             return
-        op = _Op("edit", chat_id, content, message_id=message_id, urgent=urgent)
+        op = _Op("edit", chat_id, content, message_id=message_id, urgent=urgent, changed_at=self.pace.now())
         chat.edits[message_id] = op
         chat.queue.append(op)
         self._wake(chat_id, chat)
+
+    async def edited(self, chat_id: int, message_id: int, content: Content) -> Sent:
+        """:meth:`edit` (urgent), then wait until the message shows ``content`` or the edit failed.
+
+        A newer edit of the same message that replaces this one while it waits answers for it.
+        """
+        self.edit(chat_id, message_id, content)
+        chat = self._chats.get(chat_id)
+        op = chat.edits.get(message_id) if chat is not None else None
+        if op is None:  # it shows ``content`` already, or the chat moved and its messages stayed
+            return Sent(None if chat_id in self._moved else message_id)
+        if op.future is None:
+            op.future = asyncio.get_running_loop().create_future()
+        return await asyncio.shield(op.future)
 
     async def send(self, chat_id: int, content: Content, *, thread_id: int | None = None) -> Sent:
         """Send a new message when its turn comes; ``Sent.forbidden`` if the user blocked the bot."""
@@ -166,7 +225,58 @@ class Outbox:
         """Send a picture with a caption."""
         return await self._enqueue(_Op("photo", chat_id, caption, thread_id=thread_id, photo=photo))
 
+    def post(
+        self,
+        chat_id: int,
+        content: Content,
+        *,
+        thread_id: int | None = None,
+        photo: bytes | None = None,
+        reply_to: int | None = None,
+    ) -> asyncio.Future[Sent]:
+        """Queue a message (a picture with ``photo``) without waiting for it: a command's reply.
+
+        The handler goes on at once rather than holding an update slot for the chat's pace. A post
+        identical to one still waiting in the chat is not queued again (a burst of one command costs
+        one message); its future is shared. ``reply_to`` makes it a reply to that message.
+        """
+        chat_id = self._moved.get(chat_id, chat_id)
+        chat = self._chats.setdefault(chat_id, _Chat())
+        kind = "send" if photo is None else "photo"
+        op = _Op(kind, chat_id, content, thread_id=thread_id, photo=photo, reply_to=reply_to, posted=True)
+        for o in chat.queue:
+            if o.posted and (o.kind, o.content, o.thread_id, o.photo, o.reply_to) == (
+                kind, content, thread_id, photo, reply_to
+            ):  # fmt: skip
+                assert o.future is not None
+                return o.future
+        op.future = asyncio.get_running_loop().create_future()
+        chat.queue.append(op)
+        self._wake(chat_id, chat)
+        return op.future
+
+    def migrate(self, old: int, new: int) -> None:
+        """The group ``old`` is the supergroup ``new`` now: its waiting sends go there, edits are dropped."""
+        if self._moved.get(old) == new:
+            return
+        self._moved[old] = new
+        chat = self._chats.get(old)
+        if chat is None:
+            return
+        target = self._chats.setdefault(new, _Chat())
+        for op in list(chat.queue):
+            self._take(chat, op)
+            if op.kind == "edit":
+                if op.future is not None and not op.future.done():
+                    op.future.set_result(Sent(None))
+                continue
+            op.chat_id = new
+            target.queue.append(op)
+        if target.queue:
+            self._wake(new, target)
+
     async def _enqueue(self, op: _Op) -> Sent:
+        op.chat_id = self._moved.get(op.chat_id, op.chat_id)
         op.future = asyncio.get_running_loop().create_future()
         chat = self._chats.setdefault(op.chat_id, _Chat())
         chat.queue.append(op)
@@ -176,6 +286,21 @@ class Outbox:
     def _wake(self, chat_id: int, chat: _Chat) -> None:
         if chat.task is None or chat.task.done():
             chat.task = asyncio.create_task(self._run(chat_id, chat), name=f"outbox {chat_id}")
+            self._started += 1
+            if self._started % PRUNE_EVERY == 0:
+                self.prune()
+
+    def prune(self) -> int:
+        """Forget the chats with nothing queued whose last call no longer paces the next one.
+
+        Every chat the bot ever wrote to would stay otherwise. Returns how many chats are kept.
+        """
+        now = self.pace.now()
+        for chat_id, chat in list(self._chats.items()):
+            idle = not chat.queue and (chat.task is None or chat.task.done())
+            if idle and now >= chat.next_at and now >= chat.last_at + self.limits.relaxed_interval:
+                del self._chats[chat_id]
+        return len(self._chats)
 
     async def drain(self) -> None:
         """Wait until every queued call has been made."""
@@ -200,9 +325,10 @@ class Outbox:
             op = next((o for o in chat.queue if o.urgent), chat.queue[0])
             if op.kind == "edit" and self._sent.get((chat_id, op.message_id or 0)) == op.content:
                 self._take(chat, op)
+                _settle(op, Sent(op.message_id))
                 continue
             if not op.urgent:
-                relaxed_at = chat.last_at + self.limits.relaxed_interval
+                relaxed_at = max(chat.last_at, op.changed_at) + self.limits.relaxed_interval
                 now = self.pace.now()
                 if now < relaxed_at:
                     # Polled rather than woken: an urgent call may arrive meanwhile and go first.
@@ -211,6 +337,7 @@ class Outbox:
             await self._wait_turn(chat_id, chat)
             self._take(chat, op)
             if op.kind == "edit" and self._sent.get((chat_id, op.message_id or 0)) == op.content:
+                _settle(op, Sent(op.message_id))
                 continue
             result = await self._call(op)
             if op.future is not None and not op.future.done():
@@ -235,29 +362,70 @@ class Outbox:
         self.log.add(chat_id, now)
 
     async def _call(self, op: _Op) -> Sent:
-        for _ in range(5):
+        backoff = RETRY_FIRST
+        for _ in range(MAX_ATTEMPTS):
             try:
-                return await self._call_once(op)
+                sent = await self._call_once(op)
+                if sent.message_id is not None and op.kind != "edit":
+                    sent.chat_id = op.chat_id
+                return sent
             except RetryAfter as e:
                 # Only when someone else spent this chat's budget (another process): wait and retry.
                 delay = (
                     e.retry_after if isinstance(e.retry_after, int | float) else e.retry_after.total_seconds()
                 )
                 await self.pace.sleep(float(delay))
-            except Forbidden:
-                return Sent(None, forbidden=True)
+                continue
+            except Forbidden as e:
+                blocked = op.chat_id > 0 and "blocked" in e.message
+                if blocked and self.on_blocked is not None:
+                    self.on_blocked(op.chat_id)
+                return Sent(None, forbidden=True, blocked=blocked)
+            except ChatMigrated as e:
+                old = op.chat_id
+                self.migrate(old, e.new_chat_id)
+                if self.on_migrated is not None:
+                    self.on_migrated(old, e.new_chat_id)
+                if op.kind == "edit":
+                    return Sent(None)
+                op.chat_id = e.new_chat_id
+                continue
+            except TimedOut as e:
+                if op.kind != "edit":
+                    _LOG.warning("%s in chat %s timed out; not repeated: %s", op.kind, op.chat_id, e)
+                    return Sent(None, uncertain=True)
+                _LOG.info("an edit in chat %s timed out; retrying in %s s", op.chat_id, backoff)
             except BadRequest as e:
                 if "not modified" in e.message:
                     return Sent(op.message_id)
                 _LOG.warning("Telegram refused %s in chat %s: %s", op.kind, op.chat_id, e.message)
                 return Sent(None)
+            except NetworkError as e:
+                # A 5xx or a connection that failed: Telegram did not apply the call.
+                _LOG.info("%s in chat %s failed (%s); retrying in %s s", op.kind, op.chat_id, e, backoff)
             except TelegramError as e:
                 _LOG.warning("%s in chat %s failed: %s", op.kind, op.chat_id, e)
                 return Sent(None)
+            except Exception:
+                # Never let a chat's worker die: its later calls would wait forever.
+                _LOG.exception("%s in chat %s failed", op.kind, op.chat_id)
+                return Sent(None)
+            await self.pace.sleep(backoff)
+            backoff = min(backoff * 2, RETRY_CAP)
+            if op.kind == "edit" and self._superseded(op):
+                return Sent(None)
+        _LOG.warning("%s in chat %s failed %d times; given up", op.kind, op.chat_id, MAX_ATTEMPTS)
         return Sent(None)
+
+    def _superseded(self, op: _Op) -> bool:
+        """A newer edit of the same message is waiting: retrying this one is pointless."""
+        chat = self._chats.get(op.chat_id)
+        return chat is not None and op.message_id is not None and op.message_id in chat.edits
 
     async def _call_once(self, op: _Op) -> Sent:
         kwargs: dict[str, Any] = {"parse_mode": ParseMode.HTML, "reply_markup": op.content.markup}
+        if op.reply_to is not None:
+            kwargs["reply_parameters"] = ReplyParameters(op.reply_to, allow_sending_without_reply=True)
         if op.kind == "edit":
             assert op.message_id is not None
             await self.bot.edit_message_text(
@@ -289,3 +457,9 @@ class Outbox:
         if len(self._sent) > MAX_REMEMBERED:
             for key in list(self._sent)[: MAX_REMEMBERED // 2]:
                 del self._sent[key]
+
+
+def _settle(op: _Op, sent: Sent) -> None:
+    """Answer whoever waits for ``op`` (an edit skipped because the message shows it already)."""
+    if op.future is not None and not op.future.done():
+        op.future.set_result(sent)

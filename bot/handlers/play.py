@@ -9,36 +9,41 @@ import time
 
 from telegram import Chat, Update
 
-from bot.engine import Card, IllegalMoveError, KozelError, Play
+from bot.engine import Action, Card, ExchangeGive, IllegalMoveError, KozelError, Phase, Play
+from bot.engine.errors import Reason
 from bot.handlers import game
 from bot.handlers.codec import BadData, Button
 from bot.handlers.commands import language_tap
 from bot.handlers.common import Context, alert, quiet_answer, services, user_tr
 from bot.handlers.game import Progress, Refusal
+from bot.handlers.hand_view import picked
 from bot.handlers.lobby import LOBBY_PAYLOADS, lobby_tap
-from bot.handlers.services import Services, TableKey
+from bot.handlers.services import Services, TableKey, taken_at
+from bot.handlers.settings_menu import settings_tap
+from bot.handlers.timers import back_tap, decided_himself
 from bot.storage import MatchState, StaleWrite, Table
+from bot.storage.models import Picking
 
 _LOG = logging.getLogger(__name__)
 
-#: Engine refusal reasons (IllegalMoveError messages) and the alert each one gets.
-_REASONS = (
-    ("turn", "alert.not_your_turn"),
-    ("is to ", "alert.not_your_turn"),
-    ("not in his hand", "alert.not_in_hand"),
-    ("must follow", "alert.must_follow"),
-    ("must play a trump", "alert.must_trump"),
-    ("may not be led", "alert.lead_rule"),
-    ("first lead", "alert.lead_rule"),
-    ("must lead", "alert.lead_rule"),
-    ("deal is over", "alert.stale"),
-)
+#: The alert each engine refusal gets (every reason has one: tests/bot/test_reasons.py).
+REASON_KEYS: dict[Reason, str] = {
+    Reason.DEAL_OVER: "alert.stale_deal",
+    Reason.NOT_YOUR_TURN: "alert.not_your_turn",
+    Reason.WRONG_PHASE: "alert.wrong_phase",
+    Reason.NOT_IN_HAND: "alert.not_in_hand",
+    Reason.FIRST_LEAD: "alert.first_lead",
+    Reason.TRUMP_LEAD: "alert.lead_rule",
+    Reason.MUST_FOLLOW: "alert.must_follow",
+    Reason.MUST_TRUMP: "alert.must_trump",
+    Reason.BY_THE_LAST: "alert.by_the_last",
+    Reason.NOT_ALLOWED: "alert.illegal",
+}
 
 
 def reason_key(error: IllegalMoveError) -> str:
     """The alert for an engine refusal."""
-    text = str(error)
-    return next((key for needle, key in _REASONS if needle in text), "alert.illegal")
+    return REASON_KEYS.get(error.reason, "alert.illegal")
 
 
 async def on_tap(update: Update, context: Context) -> None:
@@ -56,11 +61,17 @@ async def on_tap(update: Update, context: Context) -> None:
         if op in LOBBY_PAYLOADS:
             await lobby_tap(query, button, svc, context)
         elif op in "AX":
-            await play_tap(update, button, svc)
+            await play_tap(update, button, svc, taken_at(context))
         elif op == "M":
             await rematch_tap(update, button, svc)
         elif op == "N":
-            await language_tap(update, button, svc)
+            await language_tap(update, button, svc, context)
+        elif op == "C":
+            await pick_tap(update, button, svc)
+        elif op == "T":
+            await settings_tap(update, button, svc)
+        elif op == "Y":
+            await back_tap(update, button, svc)
         else:
             raise Refusal("alert.unknown_button")
     except Refusal as refusal:
@@ -71,9 +82,9 @@ async def on_tap(update: Update, context: Context) -> None:
         await alert(query, tr("alert.busy"))
 
 
-async def play_tap(update: Update, button: Button, svc: Services) -> None:
-    """A card or a decision in a player's DM."""
-    started = time.perf_counter()
+async def play_tap(update: Update, button: Button, svc: Services, started: float | None = None) -> None:
+    """A card or a decision in a player's DM; ``started``: when the update was taken (for handling times)."""
+    started = time.perf_counter() if started is None else started
     query = update.callback_query
     assert query is not None
     chat = query.message.chat if query.message is not None else None
@@ -97,16 +108,85 @@ async def play_tap(update: Update, button: Button, svc: Services) -> None:
         if seat is None:
             raise Refusal("alert.not_seated")
         try:
-            return game.apply(table, seat, action, svc.rng)
+            progress = game.apply(table, seat, action, svc.rng)
         except IllegalMoveError as e:
+            if _played_before(table, seat, action):
+                # A second tap on a card (its keyboard not yet updated): the card, not the turn, is why.
+                raise Refusal("alert.already_played") from None
             raise Refusal(reason_key(e)) from None
+        if table.match is not None:
+            table.match.picking = None  # a choice in progress ends with any move
+        decided_himself(table, seat)  # turn timers: no longer away, timeouts in a row start over
+        return progress
 
     table, progress = await svc.transact(key, change)
     assert table is not None
-    await svc.after_change(table, progress)
+    await svc.after_change(table, progress, taken=started)
     # The handling time of a move, network excluded: the answer below is the first Telegram call.
     svc.stats.tap_times.append(time.perf_counter() - started)
     await quiet_answer(query)
+
+
+async def pick_tap(update: Update, button: Button, svc: Services) -> None:
+    """A card ticked or unticked in a choice of several (the exchange's give), kept in the table.
+
+    ``C`` alone (the confirm button before the count is right) only says how many to tick.
+    """
+    query = update.callback_query
+    assert query is not None
+    chat = query.message.chat if query.message is not None else None
+    user = query.from_user
+    if chat is None or chat.type != Chat.PRIVATE or chat.id != user.id:
+        raise Refusal("alert.unknown_button")
+    code = button.payload[1:]
+    try:
+        card = Card.parse(code) if code else None
+    except KozelError:
+        raise Refusal("alert.unknown_button") from None
+    key: TableKey = (button.chat_id, button.thread_id)
+
+    def change(table: Table | None) -> None:
+        if table is None or table.table_id != button.table_id:
+            raise Refusal("alert.stale")
+        m = table.match
+        if table.status != "playing" or m is None or m.deal_seq != button.deal_seq:
+            raise Refusal("alert.stale_deal")
+        seat = table.seat_of(user.id)
+        if seat is None:
+            raise Refusal("alert.not_seated")
+        deal = game.deal_of(table)
+        if deal is None or deal.to_act != seat:
+            raise Refusal("alert.not_your_turn")
+        gives = [a for a in deal.legal_actions(seat) if isinstance(a, ExchangeGive)]
+        if deal.phase is not Phase.EXCHANGE_GIVE or not gives:
+            raise Refusal("alert.wrong_phase")
+        need = len(gives[0].cards)
+        moves = len(deal.moves)
+        chosen = [c.code for c in picked(table, seat, moves)]
+        if card is None:
+            raise Refusal("alert.pick_count", n=need, k=len(chosen))
+        if not any(card in a.cards for a in gives):
+            raise Refusal("alert.pick_card")
+        if card.code in chosen:
+            chosen.remove(card.code)
+        elif len(chosen) < need:
+            chosen.append(card.code)
+        elif need == 1:
+            chosen = [card.code]
+        else:
+            raise Refusal("alert.pick_full", n=need)
+        m.picking = Picking(deal_seq=m.deal_seq, moves=moves, seat=seat, cards=chosen)
+
+    table, _ = await svc.transact(key, change)
+    assert table is not None
+    await svc.after_change(table, None)
+    await quiet_answer(query)
+
+
+def _played_before(table: Table, seat: int, action: Action) -> bool:
+    """Whether ``seat`` has already played the card of ``action`` in this deal (a second tap on it)."""
+    deal = game.deal_of(table)
+    return isinstance(action, Play) and deal is not None and (seat, action) in deal.moves
 
 
 async def rematch_tap(update: Update, button: Button, svc: Services) -> None:
@@ -131,6 +211,7 @@ async def rematch_tap(update: Update, button: Button, svc: Services) -> None:
         table.table_message_id = None
         table.hand_messages = {}
         table.dm_failed = []
+        table.pending_summaries = []  # indices into the finished match's deals
         return game.start_match(table, random.Random(bits))
 
     table, progress = await svc.transact(key, change)

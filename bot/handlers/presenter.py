@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import Phase
@@ -27,6 +30,12 @@ from bot.storage import Seat, Table
 
 _LOG = logging.getLogger(__name__)
 LANG_CACHE_SECONDS = 30.0
+#: While Redis is down, rendering waits this long (doubling up to the cap) and tries again.
+STORAGE_RETRY = 0.5
+STORAGE_RETRY_CAP = 5.0
+#: Tables whose view was dropped, remembered (oldest forgotten first) so a late snapshot of one is
+#: not shown again.
+GONE_KEPT = 10_000
 
 
 @dataclass
@@ -35,6 +44,10 @@ class _View:
     finished: list[FinishedDeal] = field(default_factory=list)
     dirty: bool = True
     task: asyncio.Task[None] | None = None
+    #: The table was deleted while a render ran: drop the view when it is done.
+    gone: bool = False
+    #: When the updates behind the snapshots not yet rendered were taken (timed for the bench).
+    taken: list[float] = field(default_factory=list)
 
 
 def key_of(table: Table) -> TableKey:
@@ -49,17 +62,38 @@ class Presenter:
         self.svc = svc
         self._views: dict[TableKey, _View] = {}
         self._langs: dict[int, tuple[float, str | None]] = {}
+        #: (table id, version) of the last snapshot of each table whose view was dropped.
+        self._gone: OrderedDict[TableKey, tuple[str, int]] = OrderedDict()
+        #: (table id, deal index) of the summaries shown by this process (each is shown once).
+        self._summarized: OrderedDict[tuple[str, int], None] = OrderedDict()
+        #: Tasks waiting for summary edits to be confirmed (see :meth:`_summarize`).
+        self._confirming: set[asyncio.Task[None]] = set()
 
-    def show(self, table: Table, progress: Progress | None = None) -> None:
-        """Bring the table's messages up to ``table`` (a newer snapshot wins over an older one)."""
+    def show(self, table: Table, progress: Progress | None = None, *, taken: float | None = None) -> None:
+        """Bring the table's messages up to ``table`` (a newer snapshot wins over an older one).
+
+        A view is kept only while its table is live: it is dropped once a finished match (or a
+        deleted table) has been rendered, and a late snapshot of that table no newer than the last
+        one shown is ignored. ``taken``: when the update behind this snapshot was taken; the time
+        until its messages are queued goes to ``Stats.queued_times``.
+        """
         key = key_of(table)
         view = self._views.get(key)
         if view is None:
+            gone = self._gone.get(key)
+            if gone is not None:
+                if gone[0] == table.table_id and table.version <= gone[1]:
+                    return
+                del self._gone[key]
             view = self._views[key] = _View(table)
-        elif table.table_id != view.table.table_id or table.version >= view.table.version:
+        elif table.table_id != view.table.table_id:
+            view.table, view.gone = table, False
+        elif table.version >= view.table.version:
             view.table = table
         if progress is not None:
             view.finished.extend(progress.finished)
+        if taken is not None:
+            view.taken.append(taken)
         view.dirty = True
         if view.task is None or view.task.done():
             view.task = asyncio.create_task(self._run(key, view), name=f"present {key}")
@@ -76,19 +110,35 @@ class Presenter:
     async def close(self) -> None:
         """Stop rendering (on shutdown)."""
         tasks = [v.task for v in self._views.values() if v.task is not None and not v.task.done()]
+        tasks += list(self._confirming)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def forget(self, table: Table) -> None:
-        """Drop what is kept about a table that no longer exists."""
-        view = self._views.get(key_of(table))
-        if (
-            view is not None
-            and view.table.table_id == table.table_id
-            and (view.task is None or view.task.done())
-        ):
-            del self._views[key_of(table)]
+        """Drop what is kept about a table that no longer exists (once a render under way is done)."""
+        key = key_of(table)
+        view = self._views.get(key)
+        if view is None or view.table.table_id != table.table_id:
+            return
+        if table.version > view.table.version:
+            view.table = table
+        if view.task is None or view.task.done():
+            self._drop(key, view)
+        else:
+            view.gone = True
+
+    def live(self) -> int:
+        """How many tables this process keeps a view of."""
+        return len(self._views)
+
+    def _drop(self, key: TableKey, view: _View) -> None:
+        if self._views.get(key) is view:
+            del self._views[key]
+        self._gone[key] = (view.table.table_id, view.table.version)
+        self._gone.move_to_end(key)
+        while len(self._gone) > GONE_KEPT:
+            self._gone.popitem(last=False)
 
     async def group_tr(self, chat_id: int) -> Tr:
         """Texts in the group's language."""
@@ -120,13 +170,28 @@ class Presenter:
         """A chat or person chose a language: use it from the next render on."""
         self._langs.pop(chat_id, None)
 
+    def tables(self) -> list[Table]:
+        """The newest snapshot of every table this process shows."""
+        return [view.table for view in self._views.values()]
+
     async def _run(self, key: TableKey, view: _View) -> None:
+        pause = STORAGE_RETRY
         while view.dirty:
             view.dirty = False
             try:
                 await self._render(key, view)
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                # Redis is down: show this table again once it is back, rather than leave it stale.
+                _LOG.warning("rendering table %s waits for storage: %s", key, e)
+                view.dirty = True
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, STORAGE_RETRY_CAP)
             except Exception:
                 _LOG.exception("rendering table %s failed", key)
+            self._queued(view)
+        if view.gone or view.table.status == "over":
+            # Nothing more to show: a rematch (or a new table) starts a new view.
+            self._drop(key, view)
 
     async def _render(self, key: TableKey, view: _View) -> None:
         table = view.table
@@ -134,14 +199,12 @@ class Presenter:
         tr = await self.group_tr(table.chat_id)
         while view.finished:
             fin = view.finished.pop(0)
-            if fin.table_message_id is not None:
-                outbox.edit(table.chat_id, fin.table_message_id, summary_content(tr, codec, table, fin.index))
-            for seat, message_id in fin.hand_messages.items():
-                person = table.seats[seat]
-                if person is not None and person.user_id is not None:
-                    deal_no = table.match.deals[fin.index].get("deal_no", 1) if table.match else 1
-                    content = finished_hand_content(await self.user_tr(person), table, deal_no)
-                    outbox.edit(person.user_id, message_id, content)
+            await self._summarize(key, table, fin, tr)
+        for pending in table.pending_summaries:
+            # Stored but not confirmed: left by a process that died before its edits (or this one's,
+            # already under way: _summarize does each once).
+            fin = FinishedDeal(pending.index, pending.table_message_id, dict(pending.hand_messages))
+            await self._summarize(key, table, fin, tr)
         if table.status == "lobby":
             if table.lobby_message_id is not None:
                 outbox.edit(table.chat_id, table.lobby_message_id, lobby_content(tr, codec, table))
@@ -152,15 +215,20 @@ class Presenter:
         seq = table.match.deal_seq
         content = live_content(tr, table, deal)
         if table.table_message_id is None:
+            self._queued(view)
             sent = await outbox.send(table.chat_id, content, thread_id=table.thread_id)
             if sent.message_id is not None:
-                await self._remember(key, seq, sent.message_id, None, tr)
+                # A group upgraded meanwhile: the message is in the supergroup, and so is the table.
+                where = (sent.chat_id or key[0], key[1])
+                await self._remember(where, seq, sent.message_id, None, tr)
         else:
             # Mid-trick states may wait; a finished trick or a decision is shown at the first chance.
             urgent = not (deal.trick and deal.phase is Phase.PLAY)
             outbox.edit(table.chat_id, table.table_message_id, content, urgent=urgent)
         for seat, person in table.humans:
             assert person.user_id is not None
+            if seat in table.blocked and seat in table.away:
+                continue  # they blocked the bot (bot/handlers/faults.py): no DMs until they are back
             utr = await self.user_tr(person)
             hand = hand_content(utr, codec, table, deal, seat)
             hand_id = table.hand_messages.get(seat)
@@ -171,11 +239,76 @@ class Presenter:
                 mine = deal.to_act == seat or just_acted or not (deal.trick and deal.phase is Phase.PLAY)
                 outbox.edit(person.user_id, hand_id, hand, urgent=mine)
             elif seat not in table.dm_failed:
+                self._queued(view)
                 sent = await outbox.send(person.user_id, hand)
-                if sent.forbidden:
+                if sent.forbidden and not sent.blocked:  # a block is bot/handlers/faults.py's
                     await self._dm_failed(key, seq, seat, tr)
                 elif sent.message_id is not None:
                     await self._remember(key, seq, sent.message_id, seat, utr)
+
+    def _queued(self, view: _View) -> None:
+        """The render has queued what it can without waiting for Telegram: time the updates behind it."""
+        if view.taken:
+            now = time.perf_counter()
+            self.svc.stats.queued_times.extend(now - t for t in view.taken)
+            view.taken.clear()
+
+    async def _summarize(self, key: TableKey, table: Table, fin: FinishedDeal, tr: Tr) -> None:
+        """Show a finished deal's summary in its messages, once; then drop its pending mark.
+
+        The edits are confirmed in a task of their own (a group edit may wait seconds for its turn);
+        only then is the deal's :class:`PendingSummary` dropped from the stored table, so a process
+        killed before that leaves the next start to show the summary.
+        """
+        done = (table.table_id, fin.index)
+        if done in self._summarized:
+            return
+        self._summarized[done] = None
+        while len(self._summarized) > GONE_KEPT:
+            self._summarized.popitem(last=False)
+        edits: list[tuple[int, int, Content]] = []
+        if fin.table_message_id is not None:
+            content = summary_content(tr, self.svc.codec, table, fin.index)
+            edits.append((table.chat_id, fin.table_message_id, content))
+        for seat, message_id in fin.hand_messages.items():
+            person = table.seats[seat]
+            if person is not None and person.user_id is not None:
+                deal_no = table.match.deals[fin.index].get("deal_no", 1) if table.match else 1
+                content = finished_hand_content(await self.user_tr(person), table, deal_no)
+                edits.append((person.user_id, message_id, content))
+        for chat_id, message_id, content in edits:
+            # Queued now, ahead of the next deal's messages; the task only waits for them.
+            self.svc.outbox.edit(chat_id, message_id, content)
+        task = asyncio.create_task(
+            self._confirm(key, table.table_id, fin.index, edits), name=f"summary {key} {fin.index}"
+        )
+        self._confirming.add(task)
+        task.add_done_callback(self._confirming.discard)
+
+    async def _confirm(
+        self, key: TableKey, table_id: str, index: int, edits: list[tuple[int, int, Content]]
+    ) -> None:
+        """Wait for a summary's edits, then drop its pending mark from the stored table."""
+        # A refused edit counts as done: trying it again after a restart would not help.
+        await asyncio.gather(*(self.svc.outbox.edited(*edit) for edit in edits))
+
+        def change(table: Table | None) -> None:
+            if table is not None and table.table_id == table_id:
+                table.pending_summaries = [p for p in table.pending_summaries if p.index != index]
+
+        pause = STORAGE_RETRY
+        while True:
+            try:
+                await self.svc.transact(key, change)
+                return
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                _LOG.warning("confirming the summary of table %s waits for storage: %s", key, e)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, STORAGE_RETRY_CAP)
+            except Exception:
+                # The mark stays: the next start shows the summary again ("not modified" if shown).
+                _LOG.exception("could not confirm the summary of table %s", key)
+                return
 
     async def _remember(self, key: TableKey, seq: int, message_id: int, seat: int | None, tr: Tr) -> None:
         """Store a new message's id in the table, unless its deal has ended meanwhile."""
@@ -194,7 +327,16 @@ class Presenter:
                 table.hand_messages[seat] = message_id
             return True
 
-        table, ok = await self.svc.transact(key, change)
+        pause = STORAGE_RETRY
+        while True:
+            try:
+                table, ok = await self.svc.transact(key, change)
+                break
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                # The message is out: keep its id once Redis is back, or the next render sends another.
+                _LOG.warning("remembering message %s of table %s waits for storage: %s", message_id, key, e)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, STORAGE_RETRY_CAP)
         if not ok:
             # The deal ended before its message was shown: don't leave a live-looking keyboard behind.
             chat = key[0] if seat is None else message_chat(table, seat)

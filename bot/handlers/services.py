@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from bot.storage import StaleWrite, Storage, Table
 if TYPE_CHECKING:
     from bot.handlers.bots import BotDriver
     from bot.handlers.presenter import Presenter
+    from bot.handlers.timers import Timers
 
 R = TypeVar("R")
 TableKey = tuple[int, int | None]
@@ -39,6 +41,20 @@ class Settings:
     #: A finished match stays for a rematch this long.
     over_ttl: float = 6 * 3600
     limits: Limits = field(default_factory=Limits)
+    #: Seconds a person has for a decision in a chat that chose none in /settings (0: no timer).
+    turn_time: int = 60
+    #: How often the timers stored in Redis are checked for due ones (seconds).
+    timer_interval: float = 1.0
+    #: The Unix time, for timers and expiry; tests pass a clock they move by hand.
+    clock: Callable[[], float] = time.time
+    #: Seconds an update is held by the process handling it; a delivery after that (the process
+    #: died) is handled again. Longer than any handler takes.
+    update_lease: float = 30.0
+    #: Seconds a claimed timer is held by the process firing it; after that (the process died) it
+    #: is due again.
+    timer_lease: float = 60.0
+    #: The operator's language (``DEFAULT_LANGUAGE``), where no chat or person has one.
+    default_language: str = "ru"
 
 
 @dataclass
@@ -46,6 +62,23 @@ class Stats:
     """Handling times of taps (seconds, network excluded), for the bench."""
 
     tap_times: list[float] = field(default_factory=list)
+    #: From a move's update being taken until the presenter has queued its messages (up to the
+    #: first call it must wait for: a new message's id).
+    queued_times: list[float] = field(default_factory=list)
+
+
+_TAKEN = "kozel_taken_at"
+
+
+def mark_taken(context: object) -> None:
+    """Note when the update of ``context`` was taken (its first handler runs), for handling times."""
+    vars(context)[_TAKEN] = time.perf_counter()
+
+
+def taken_at(context: object) -> float:
+    """When the update of ``context`` was taken (now, if nobody noted it)."""
+    at = vars(context).get(_TAKEN)
+    return at if isinstance(at, float) else time.perf_counter()
 
 
 @dataclass
@@ -62,7 +95,11 @@ class Services:
     stats: Stats = field(default_factory=Stats)
     presenter: Presenter = field(init=False)
     driver: BotDriver = field(init=False)
-    _locks: dict[TableKey, asyncio.Lock] = field(default_factory=dict)
+    timers: Timers = field(init=False)
+    #: Held only while in use (a waiter or holder keeps its lock alive), so ended tables leave none.
+    _locks: weakref.WeakValueDictionary[TableKey, asyncio.Lock] = field(
+        default_factory=weakref.WeakValueDictionary
+    )
 
     def lock(self, key: TableKey) -> asyncio.Lock:
         """The in-process lock of a table (cross-process safety comes from compare-and-set)."""
@@ -73,9 +110,11 @@ class Services:
 
     def ttl(self, table: Table) -> float:
         """How long an untouched table is kept."""
+        # Beyond the expiry timers (bot/handlers/timers.py), which delete the table with a notice first,
+        # even when they fire late because the bot was down.
         if table.status == "lobby":
-            return self.settings.lobby_ttl + 60
-        return self.settings.over_ttl if table.status == "over" else self.settings.table_ttl
+            return self.settings.lobby_ttl + 3600
+        return self.settings.over_ttl if table.status == "over" else self.settings.table_ttl + 86400
 
     async def transact(self, key: TableKey, change: Callable[[Table | None], R]) -> tuple[Table | None, R]:
         """Apply ``change`` to the stored table and save it with compare-and-set, retrying lost races.
@@ -87,15 +126,20 @@ class Services:
         async with self.lock(key):
             for _ in range(8):
                 table = await self.storage.load_table(*key)
-                if table is not None:
-                    logs.bind(chat_id=table.chat_id, game_id=table.table_id)
-                before = table.model_dump_json() if table is not None else None
+                if table is None:
+                    return None, change(None)
+                logs.bind(chat_id=table.chat_id, game_id=table.table_id)
+                # The time of this change is set first, so one JSON before and one after tell
+                # whether anything changed, and the one after is what is stored.
+                updated_at, table.updated_at = table.updated_at, self.settings.clock()
+                before = table.model_dump_json()
                 result = change(table)
-                if table is None or table.model_dump_json() == before:
+                after = table.model_dump_json()
+                if after == before:
+                    table.updated_at = updated_at
                     return table, result
-                table.updated_at = time.time()
                 try:
-                    await self.storage.save_table(table, ttl=self.ttl(table))
+                    await self.storage.save_table(table, ttl=self.ttl(table), data=after)
                 except StaleWrite:
                     continue
                 return table, result
@@ -115,12 +159,18 @@ class Services:
         if table.match is not None and table.match.deals:
             await self.storage.push_history(table.chat_id, match_record(table))
 
-    async def after_change(self, table: Table, progress: Progress | None) -> None:
-        """Render the change, let bot players move, and keep the record of a match that just ended."""
+    async def after_change(
+        self, table: Table, progress: Progress | None, *, taken: float | None = None
+    ) -> None:
+        """Render the change, let bot players move, and keep the record of a match that just ended.
+
+        ``taken``: when the update that made the change was taken, to time its rendering (the bench).
+        """
         if progress is not None and (progress.match_over or progress.unsupported):
             await self.archive(table)
-        self.presenter.show(table, progress)
+        self.presenter.show(table, progress, taken=taken)
         self.driver.kick(table)
+        self.timers.arm_soon(table)
 
     def deep_link(self, payload: str) -> str:
         """A t.me link that opens the bot's DM with a start payload."""

@@ -121,8 +121,12 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
     for pair in (0, 1):
         if result.penalty[pair]:
             why = next((tr(f"cat.{e}") for e in ("para", "cherpak", "shestak") if e in result.events), "")
+            names, n = pair_names(tr, table, pair), result.penalty[pair]
+            # A caught queen's penalty has no category: its event line above says why.
             lines.append(
-                tr("summary.penalty", names=pair_names(tr, table, pair), n=result.penalty[pair], why=why)
+                tr("summary.penalty", names=names, n=n, why=why)
+                if why
+                else tr("summary.penalty_only", names=names, n=n)
             )
     lines.append("")
     for pair in (0, 1):

@@ -35,6 +35,8 @@ def seat_name(tr: Tr, table: Table, seat: int, *, mention: bool = False) -> str:
     s = table.seats[seat]
     if s is None:
         return tr("seat.empty")
+    if seat in table.away and not s.is_bot:  # the bot player decides for them (turn timers)
+        return tr("seat.away", name=person(tr, s, seat, mention=mention))
     return person(tr, s, seat, mention=mention)
 
 

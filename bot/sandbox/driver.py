@@ -17,7 +17,6 @@ Every wait is bounded (``default_timeout``) and fails with a readable dump of th
 from __future__ import annotations
 
 import asyncio
-import datetime as dtm
 import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -26,6 +25,7 @@ from typing import Any, TypeVar
 
 from telegram.ext import Application
 
+from bot.polling import Poller
 from bot.sandbox.emulator import Emulator
 from bot.sandbox.world import ApiCall, CallbackRecord, SandboxError, StoredMessage, UserRecord, World
 
@@ -41,12 +41,13 @@ async def running_bot(
     application = factory(emulator.token, base_url=emulator.base_url, base_file_url=emulator.base_file_url)
     await application.initialize()
     await application.start()
-    assert application.updater is not None
-    await application.updater.start_polling(timeout=dtm.timedelta(seconds=poll_timeout), poll_interval=0.0)
+    # The bot's own poller (bot/polling.py), as `python -m bot` runs in polling mode.
+    poller = Poller(application, timeout=max(1, round(poll_timeout)))
+    poller.start()
     try:
         yield application
     finally:
-        await application.updater.stop()
+        await poller.close()
         await application.stop()
         await application.shutdown()
 

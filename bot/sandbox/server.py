@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import datetime as dtm
 import logging
 import signal
 from collections.abc import Callable
@@ -12,6 +11,7 @@ from typing import Any
 
 from telegram.ext import Application
 
+from bot.polling import Poller
 from bot.sandbox.emulator import Emulator
 from bot.sandbox.web import SandboxPage, Scene, build_scene
 from bot.sandbox.world import EmulatorConfig
@@ -28,6 +28,7 @@ class SandboxServer:
     emulator: Emulator
     scene: Scene
     application: AnyApplication
+    poller: Poller
 
     @property
     def url(self) -> str:
@@ -37,8 +38,7 @@ class SandboxServer:
     async def stop(self) -> None:
         """Stop the bot first (it polls the emulator), then the emulator."""
         application = self.application
-        if application.updater is not None and application.updater.running:
-            await application.updater.stop()
+        await self.poller.close()
         if application.running:
             await application.stop()
         await application.shutdown()
@@ -62,14 +62,12 @@ async def start_sandbox(
     try:
         await application.initialize()
         await application.start()
-        assert application.updater is not None
-        await application.updater.start_polling(
-            timeout=dtm.timedelta(seconds=poll_timeout), poll_interval=0.0
-        )
+        poller = Poller(application, timeout=max(1, round(poll_timeout)))
+        poller.start()
     except BaseException:
         await emulator.stop()
         raise
-    return SandboxServer(emulator=emulator, scene=scene, application=application)
+    return SandboxServer(emulator=emulator, scene=scene, application=application, poller=poller)
 
 
 async def serve_sandbox(

@@ -889,6 +889,10 @@ class World:
         """Updates the bot has not fetched yet."""
         return sum(1 for update in self._updates if update["update_id"] > self._last_delivered)
 
+    def queued_update_ids(self) -> list[int]:
+        """Ids of the updates queued and not yet confirmed by the bot (fetched or not)."""
+        return [update["update_id"] for update in self._updates]
+
     def take_updates(self) -> list[JSONDict]:
         """Remove and return every queued update, for delivering them by webhook (to one or more bots)."""
         taken = list(self._updates)

@@ -70,7 +70,8 @@ async def play_until(
         for user in users:
             for message in user.dm.bot_messages[-3:]:
                 for label, button, data in buttons(svc, message):
-                    if button.payload.startswith("A"):
+                    # A decision, or a card to tick in a choice of several (the exchange's give).
+                    if button.payload.startswith("A") or button.payload[:1] == "C" != button.payload:
                         candidates.append((user, message, data, label))
         if not candidates:
             await driver.world.wait_change(0.2)

@@ -12,8 +12,8 @@ from tests.bot.helpers import lobby
 
 @pytest.fixture
 def settings() -> Settings:
-    """Lobbies expire after half a second in these tests."""
-    return Settings(bot_delay=0.0, limits=Limits.off(), lobby_ttl=0.5)
+    """Lobbies expire after half a second of the real clock; the Redis timers are checked every 50 ms."""
+    return Settings(bot_delay=0.0, limits=Limits.off(), lobby_ttl=0.5, timer_interval=0.05)
 
 
 async def test_a_lobby_nobody_starts_expires_with_a_notice(

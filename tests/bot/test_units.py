@@ -141,3 +141,34 @@ async def test_an_urgent_edit_does_not_wait_behind_a_relaxed_one() -> None:
     await outbox.drain()
     assert loop.time() - started < 1.0
     assert sorted(bot.edits) == ["a", "c", "d"]
+
+
+class _SendingBot:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    async def send_message(self, chat_id: int, text: str, **kwargs: Any) -> Any:
+        self.sent.append((text, kwargs))
+        return type("M", (), {"message_id": len(self.sent)})()
+
+    async def send_photo(self, chat_id: int, photo: bytes, **kwargs: Any) -> Any:
+        self.sent.append(("photo:" + str(kwargs["caption"]), kwargs))
+        return type("M", (), {"message_id": len(self.sent)})()
+
+
+async def test_a_posted_reply_is_queued_once_while_it_waits() -> None:
+    bot = _SendingBot()
+    outbox = Outbox(bot, limits=Limits(group_interval=0.05, private_interval=0.05, global_interval=0))  # type: ignore[arg-type]
+    first = outbox.post(-100, Content("help"))
+    same = [outbox.post(-100, Content("help")) for _ in range(5)]
+    other = outbox.post(-100, Content("rules"), reply_to=7)
+    photo = outbox.post(-100, Content("score"), photo=b"png")
+    assert all(f is first for f in same) and other is not first
+    await outbox.drain()
+    assert [text for text, _ in bot.sent] == ["help", "rules", "photo:score"]
+    assert bot.sent[1][1]["reply_parameters"].message_id == 7
+    assert "reply_parameters" not in bot.sent[0][1]
+    assert first.result().message_id == 1 and photo.result().message_id == 3
+    again = outbox.post(-100, Content("help"))  # the first one went out: a new command gets its answer
+    await outbox.drain()
+    assert again is not first and [text for text, _ in bot.sent][-1] == "help"

@@ -117,3 +117,10 @@ async def test_two_instances_apply_each_update_once(
     assert len(answers) == len(people) and all(c.ok for c in answers), "each tap answered once"
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, errors
+    # Every update was handled to the end by one of them: its claim is "done", not a lease that
+    # would let a later delivery be handled again.
+    store = svc.storage
+    assert isinstance(store, RedisStorage)
+    claims = [k async for k in store.client.scan_iter(match=f"{store.prefix}kozel:update:*")]
+    assert len(claims) >= len(people) + 1
+    assert set(await store.client.mget(claims)) == {"done"}

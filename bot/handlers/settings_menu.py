@@ -1,0 +1,109 @@
+"""``/settings`` in a group: the turn time and what happens at a timeout, per chat, in Redis.
+
+Who may change them: the creator of the table in this chat (or forum topic) and the chat's admins.
+Everyone else gets a short answer; a tap on the menu by someone else is refused the same way.
+"""
+
+from __future__ import annotations
+
+from telegram import Bot, Chat, ChatMember, InlineKeyboardButton, InlineKeyboardMarkup, Update
+
+from bot.handlers.codec import Button
+from bot.handlers.common import Context, chat_tr, say, services, table_key
+from bot.handlers.game import Refusal
+from bot.handlers.i18n import Tr
+from bot.handlers.outbox import Content
+from bot.handlers.services import Services
+from bot.storage import ChatSettings
+
+#: The turn times offered (seconds; 0: no turn timer).
+TURN_TIMES = (0, 30, 60, 120, 300)
+#: What a timeout does: the bot player decides once (two in a row: the seat is away), or at once away.
+ACTIONS = ("bot", "away")
+
+
+def turn_label(tr: Tr, seconds: int) -> str:
+    """``off``, ``30 s``, ``2 min``."""
+    if seconds == 0:
+        return tr("settings.off")
+    if seconds % 60 == 0:
+        return tr("settings.minutes", n=seconds // 60)
+    return tr("settings.seconds", n=seconds)
+
+
+def summary(tr: Tr, chat: ChatSettings, svc: Services) -> str:
+    """One line for /rules and the menu: the turn time and the timeout action."""
+    seconds = svc.settings.turn_time if chat.turn_time is None else chat.turn_time
+    return tr(
+        "settings.summary", turn=turn_label(tr, seconds), action=tr(f"settings.action.{chat.timeout_action}")
+    )
+
+
+def menu(tr: Tr, svc: Services, chat_id: int, thread_id: int | None, chat: ChatSettings) -> Content:
+    """The menu: the current values, a row of turn times and a row of timeout actions."""
+    seconds = svc.settings.turn_time if chat.turn_time is None else chat.turn_time
+
+    def button(label: str, chosen: bool, payload: str) -> InlineKeyboardButton:
+        data = svc.codec.pack(Button(chat_id, thread_id, "0", 0, payload))
+        return InlineKeyboardButton(
+            tr("settings.chosen", label=label) if chosen else label, callback_data=data
+        )
+
+    times = [button(turn_label(tr, t), t == seconds, f"Tt{i}") for i, t in enumerate(TURN_TIMES)]
+    actions = [
+        button(tr(f"settings.action.{a}"), a == chat.timeout_action, f"Ta{i}") for i, a in enumerate(ACTIONS)
+    ]
+    text = "\n\n".join((tr("settings.title"), summary(tr, chat, svc), tr("settings.help")))
+    return Content(text, InlineKeyboardMarkup([times, actions]))
+
+
+async def may_change(bot: Bot, svc: Services, chat_id: int, thread_id: int | None, user_id: int) -> bool:
+    """Whether ``user_id`` created the table here or is an admin of the chat."""
+    table = await svc.storage.load_table(chat_id, thread_id)
+    if table is not None and table.creator_id == user_id:
+        return True
+    member = await bot.get_chat_member(chat_id, user_id)
+    return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
+
+
+async def settings_command(update: Update, context: Context) -> None:
+    """/settings: the menu, for the table's creator or a chat admin."""
+    svc = services(context)
+    chat, message, user = update.effective_chat, update.effective_message, update.effective_user
+    assert chat is not None and user is not None
+    tr = await chat_tr(svc, chat, user)
+    chat_id, thread_id = table_key(chat, message)
+    if not await may_change(context.bot, svc, chat_id, thread_id, user.id):
+        say(svc, update, tr("settings.not_allowed"))
+        return
+    content = menu(tr, svc, chat_id, thread_id, await svc.storage.chat_settings(chat_id))
+    say(svc, update, content.text, content.markup)
+
+
+async def settings_tap(update: Update, button: Button, svc: Services) -> None:
+    """A tap on the menu: store the choice for the chat and show the menu again."""
+    query = update.callback_query
+    assert query is not None
+    message = query.message
+    what, arg = button.payload[1:2], button.payload[2:]
+    choices = {"t": len(TURN_TIMES), "a": len(ACTIONS)}
+    if (
+        message is None
+        or message.chat.id != button.chat_id
+        or message.chat.type == Chat.PRIVATE
+        or what not in choices
+        or not arg.isdigit()
+        or int(arg) >= choices[what]
+    ):
+        raise Refusal("alert.unknown_button")
+    if not await may_change(query.get_bot(), svc, button.chat_id, button.thread_id, query.from_user.id):
+        raise Refusal("settings.not_allowed")
+    chat = await svc.storage.chat_settings(button.chat_id)
+    if what == "t":
+        chat.turn_time = TURN_TIMES[int(arg)]
+    else:
+        chat.timeout_action = "away" if ACTIONS[int(arg)] == "away" else "bot"
+    await svc.storage.save_chat_settings(button.chat_id, chat)
+    tr = await svc.presenter.group_tr(button.chat_id)
+    await query.answer(tr("settings.saved"))
+    svc.outbox.edit(button.chat_id, message.message_id, menu(tr, svc, button.chat_id, button.thread_id, chat))

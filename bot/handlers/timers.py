@@ -1,0 +1,449 @@
+"""Turn timers and expiry, kept in Redis so they survive restarts and fire once across processes.
+
+Every deadline is a member of one Redis sorted set (score: the Unix time it is due). A periodic
+JobQueue job (:func:`tick`) moves the due ones to an in-flight set under a lease in one Lua script,
+so of several processes exactly one fires each, and a timer that came due while the bot was down
+fires at the first tick after a start. A fired timer's lease is released; one whose process died
+before firing it goes back to the due set when its lease ends, and the next tick (of any process)
+takes it. A timer names the turn it was set for (deal and number of moves); one that fires
+after the turn moved on does nothing: the change that plays for the absent seat is a compare-and-set
+that checks the turn again.
+
+Kinds: ``remind`` (a DM at half time), ``timeout`` (the bot player decides for the absent person; two
+timeouts in a row, or one when the chat's ``/settings`` say so, make the seat *away*), ``away`` (a
+decision of an away seat, played at once until its person taps "I'm back"), ``lobby`` and ``table``
+(a lobby nobody starts, a game nobody plays: deleted with a notice).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import random
+from collections import deque
+from dataclasses import dataclass
+from html import escape
+from typing import Literal
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+
+from bot.engine import Action, SeatView, view_for
+from bot.handlers import game
+from bot.handlers.bots import player_for
+from bot.handlers.codec import Button
+from bot.handlers.common import Context, quiet_answer, services, user_tr
+from bot.handlers.game import Progress, Refusal
+from bot.handlers.lobby_view import default_level, expired_content
+from bot.handlers.outbox import Content
+from bot.handlers.services import Services, TableKey
+from bot.handlers.words import seat_name
+from bot.storage import ChatSettings, StaleWrite, Table
+
+_LOG = logging.getLogger(__name__)
+TimerKind = Literal["remind", "timeout", "away", "lobby", "table"]
+_KINDS: tuple[TimerKind, ...] = ("remind", "timeout", "away", "lobby", "table")
+#: Timers taken per tick; the rest wait for the next one.
+CLAIM_BATCH = 100
+#: A timer whose firing failed (storage trouble) is tried again this much later.
+RETRY_SECONDS = 5.0
+#: Redis unreachable: logged as one warning line, not a traceback.
+STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError)
+
+
+@dataclass(frozen=True, slots=True)
+class TimerId:
+    """What a timer is for; the sorted set's member is ``kind|chat|thread|table|deal|moves|seat``."""
+
+    kind: TimerKind
+    chat_id: int
+    thread_id: int | None
+    table_id: str
+    deal_seq: int = 0
+    moves: int = 0
+    seat: int = 0
+
+    def pack(self) -> str:
+        """The sorted-set member."""
+        fields = (
+            self.kind,
+            self.chat_id,
+            self.thread_id or 0,
+            self.table_id,
+            self.deal_seq,
+            self.moves,
+            self.seat,
+        )
+        return "|".join(str(f) for f in fields)
+
+    @classmethod
+    def parse(cls, member: str) -> TimerId | None:
+        """The timer behind a member, or None for anything malformed."""
+        parts = member.split("|")
+        if len(parts) != 7 or parts[0] not in _KINDS:
+            return None
+        kind = next(k for k in _KINDS if k == parts[0])
+        try:
+            chat, thread, seq, moves, seat = (int(parts[i]) for i in (1, 2, 4, 5, 6))
+        except ValueError:
+            return None
+        return cls(kind, chat, thread or None, parts[3], seq, moves, seat)
+
+    @property
+    def key(self) -> TableKey:
+        """The table's storage key."""
+        return (self.chat_id, self.thread_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A person's decision the deal waits for."""
+
+    deal_seq: int
+    moves: int
+    seat: int
+
+
+def turn_of(table: Table) -> Turn | None:
+    """The person (not a bot player) the table waits for, if any."""
+    if table.status != "playing" or table.match is None or table.match.current is None:
+        return None
+    deal = game.deal_of(table)
+    if deal is None or deal.to_act is None:
+        return None
+    seat = table.seats[deal.to_act]
+    if seat is None or seat.is_bot:
+        return None
+    return Turn(table.match.deal_seq, len(deal.moves), deal.to_act)
+
+
+def turn_time(chat: ChatSettings, svc: Services) -> int:
+    """Seconds a person of this chat has for a decision (0: no turn timer)."""
+    return svc.settings.turn_time if chat.turn_time is None else chat.turn_time
+
+
+def decided_himself(table: Table, seat: int) -> None:
+    """A person took a decision: their timeouts in a row start over and they are no longer away."""
+    table.timeouts.pop(seat, None)
+    if seat in table.away:
+        table.away.remove(seat)
+
+
+class Timers:
+    """Arms the timers of a table after each change, and fires the due ones (see the module docstring)."""
+
+    def __init__(self, svc: Services) -> None:
+        self.svc = svc
+        self._tasks: set[asyncio.Task[None]] = set()
+        #: The timers this process fired lately (tests and logs look at it).
+        self.fired: deque[str] = deque(maxlen=1000)
+
+    # ----- arming ------------------------------------------------------------------------------
+
+    async def arm(self, table: Table) -> None:
+        """Make sure the table's expiry is set and, when the deal waits for a person, their turn timers.
+
+        A turn's timers are armed once: while its timeout is pending, another change of the table
+        (someone's /leave, a message id saved) leaves them as they are. An expiry timer is set once
+        per table and moved on when it fires early; a timer of an earlier turn does nothing when it
+        fires. Also called for every table at start, which restores timers lost with a process.
+        """
+        svc = self.svc
+        key = (table.chat_id, table.thread_id)
+        due: dict[str, float] = {}
+        unless: str | None = None
+        if table.status == "lobby":
+            due[TimerId("lobby", *key, table.table_id).pack()] = table.updated_at + svc.settings.lobby_ttl
+        elif table.status == "playing":
+            due[TimerId("table", *key, table.table_id).pack()] = table.updated_at + svc.settings.table_ttl
+            turn = turn_of(table)
+            if turn is not None:
+                now = svc.settings.clock()
+                named = {
+                    kind: TimerId(kind, *key, table.table_id, turn.deal_seq, turn.moves, turn.seat).pack()
+                    for kind in _KINDS
+                }
+                if turn.seat in table.away:
+                    due[named["away"]] = now + svc.settings.bot_delay
+                else:
+                    seconds = turn_time(await svc.storage.chat_settings(table.chat_id), svc)
+                    if seconds > 0:
+                        unless = named["timeout"]
+                        due[named["remind"]] = now + seconds / 2
+                        due[named["timeout"]] = now + seconds
+        await svc.storage.add_timers(due, unless=unless)
+
+    def arm_soon(self, table: Table) -> None:
+        """:meth:`arm` in the background, so a tap's answer does not wait for it (after every change)."""
+        task = asyncio.create_task(self._arm_logged(table), name=f"arm {table.chat_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _arm_logged(self, table: Table) -> None:
+        try:
+            await self.arm(table)
+        except Exception:  # storage trouble: the next change, or the next start, arms it again
+            _LOG.exception("could not arm the timers of table %s", table.table_id)
+
+    async def resume(self) -> int:
+        """After a start: make sure every table has its timers (lost ones, or tables older than timers)."""
+        count = 0
+        async for table in self.svc.storage.tables():
+            if table.status != "over":
+                await self.arm(table)
+                count += 1
+        return count
+
+    # ----- firing ------------------------------------------------------------------------------
+
+    async def tick(self) -> int:
+        """Claim the due timers and fire each in a task of its own; returns how many were claimed.
+
+        A claim is a lease (``Settings.timer_lease``): a timer claimed by a process that dies before
+        it has fired is due again once the lease ends, and the next claim (of any process) takes it.
+        """
+        settings = self.svc.settings
+        claimed = await self.svc.storage.claim_timers(
+            settings.clock(), CLAIM_BATCH, lease=settings.timer_lease
+        )
+        for member in claimed:
+            task = asyncio.create_task(self._fire_claimed(member), name=f"timer {member}")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return len(claimed)
+
+    async def _fire_claimed(self, member: str) -> None:
+        """:meth:`fire` a claimed timer, then release its lease; nothing escapes the task."""
+        try:
+            await self.fire(member)
+            await self.svc.storage.finish_timer(member)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            # Storage down even for the retry: the lease ends and the timer is due again then.
+            _LOG.warning("timer %s left to its lease (%s s): %s", member, self.svc.settings.timer_lease, e)
+
+    async def idle(self) -> None:
+        """Wait until every timer armed or fired so far has done its work (tests)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop firing (on shutdown)."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def fire(self, member: str) -> None:
+        """Do what a claimed timer says, if its table is still where it was."""
+        timer = TimerId.parse(member)
+        if timer is None:
+            _LOG.warning("dropping a malformed timer %r", member)
+            return
+        self.fired.append(member)
+        try:
+            if timer.kind == "remind":
+                await self._remind(timer)
+            elif timer.kind in ("timeout", "away"):
+                await self._timeout(timer)
+            elif timer.kind == "lobby":
+                await self._expire_lobby(timer)
+            else:
+                await self._expire_table(timer)
+        except STORAGE_ERRORS as e:
+            # Redis down: one line, not a traceback. If the retry cannot be stored either, it
+            # raises: the task (tick) logs that one line instead and leaves the timer to its lease.
+            if timer.kind != "remind":
+                await self.svc.storage.add_timers({member: self.svc.settings.clock() + RETRY_SECONDS})
+            _LOG.warning("timer %s waits for storage (%s); trying again in %s s", member, e, RETRY_SECONDS)
+        except Exception:
+            # A table too busy, or a bug: try again shortly rather than let the turn hang.
+            _LOG.exception("timer %s failed; trying again in %s s", member, RETRY_SECONDS)
+            if timer.kind != "remind":
+                await self.svc.storage.add_timers({member: self.svc.settings.clock() + RETRY_SECONDS})
+
+    def _current(self, table: Table | None, timer: TimerId) -> Turn | None:
+        """The turn ``timer`` was set for, if the table still waits for it."""
+        if table is None or table.table_id != timer.table_id:
+            return None
+        turn = turn_of(table)
+        if turn is None or turn != Turn(timer.deal_seq, timer.moves, timer.seat):
+            return None
+        # An away seat's decisions are the ``away`` timer's; a person back again has a fresh timeout.
+        return turn if (timer.seat in table.away) == (timer.kind == "away") else None
+
+    async def _remind(self, timer: TimerId) -> None:
+        svc = self.svc
+        table = await svc.storage.load_table(*timer.key)
+        if self._current(table, timer) is None:
+            return
+        assert table is not None
+        person = table.seats[timer.seat]
+        assert person is not None and person.user_id is not None
+        seconds = turn_time(await svc.storage.chat_settings(table.chat_id), svc)
+        tr = await svc.presenter.user_tr(person)
+        text = tr("timer.reminder", chat=escape(table.chat_title), seconds=math.ceil(seconds / 2))
+        await svc.outbox.send(person.user_id, Content(text))
+
+    async def _timeout(self, timer: TimerId) -> None:
+        svc = self.svc
+        table = await svc.storage.load_table(*timer.key)
+        if self._current(table, timer) is None:
+            return
+        assert table is not None
+        deal = game.deal_of(table)
+        assert deal is not None
+        action = await self._decide(view_for(deal, timer.seat))
+        at_once = (await svc.storage.chat_settings(table.chat_id)).timeout_action == "away"
+
+        def change(stored: Table | None) -> tuple[Progress, str | None] | None:
+            # Only if the turn is still the one timed out: the person may have decided meanwhile.
+            if self._current(stored, timer) is None:
+                return None
+            assert stored is not None
+            progress = game.apply(stored, timer.seat, action, svc.rng)
+            if timer.kind == "away":
+                return progress, None
+            row = stored.timeouts.get(timer.seat, 0) + 1
+            stored.timeouts[timer.seat] = row
+            if at_once or row >= 2:
+                stored.away.append(timer.seat)
+                return progress, "away"
+            return progress, "timeout"
+
+        stored, outcome = await svc.transact(timer.key, change)
+        if stored is None or outcome is None:
+            return
+        progress, notice = outcome
+        await svc.after_change(stored, progress)
+        if notice is not None:
+            await self._tell(table, timer.seat, notice)
+
+    async def _decide(self, view: SeatView) -> Action:
+        """The default bot player's decision, off the event loop (any decision kind)."""
+        rng = random.Random(self.svc.rng.getrandbits(64))
+        player = player_for(default_level())
+        try:
+            action = await asyncio.get_running_loop().run_in_executor(
+                self.svc.executor, player.decide, view, rng
+            )
+        except Exception:
+            _LOG.exception("the bot player failed at a timeout; deciding at random")
+            action = player_for("random").decide(view, rng)
+        if action not in view.legal:
+            action = player_for("random").decide(view, rng)
+        return action
+
+    async def _tell(self, table: Table, seat: int, notice: str) -> None:
+        """Tell the group a seat timed out (or is away now); an away person also gets "I'm back" in DM."""
+        svc = self.svc
+        person = table.seats[seat]
+        assert person is not None and person.user_id is not None
+        group = await svc.presenter.group_tr(table.chat_id)
+        name = seat_name(group, table, seat)
+        if notice == "timeout":
+            await svc.outbox.send(
+                table.chat_id, Content(group("timer.timeout", name=name)), thread_id=table.thread_id
+            )
+            return
+        back = Button(table.chat_id, table.thread_id, table.table_id, 0, "Y")
+        data = svc.codec.pack(back)
+        text = group("timer.away", name=name)
+        markup = InlineKeyboardMarkup(
+            [[InlineKeyboardButton(group("timer.back_button"), callback_data=data)]]
+        )
+        await svc.outbox.send(table.chat_id, Content(text, markup), thread_id=table.thread_id)
+        own = await svc.presenter.user_tr(person)
+        dm = InlineKeyboardMarkup([[InlineKeyboardButton(own("timer.back_button"), callback_data=data)]])
+        await svc.outbox.send(
+            person.user_id, Content(own("timer.away_dm", chat=escape(table.chat_title)), dm)
+        )
+
+    async def _expire_lobby(self, timer: TimerId) -> None:
+        svc = self.svc
+        table = await svc.storage.load_table(*timer.key)
+        if table is None or table.table_id != timer.table_id or table.status != "lobby":
+            return
+        if not await self._idle_for(table, timer, svc.settings.lobby_ttl):
+            return
+        svc.presenter.forget(table)
+        tr = await svc.presenter.group_tr(table.chat_id)
+        if table.lobby_message_id is not None:
+            svc.outbox.edit(table.chat_id, table.lobby_message_id, expired_content(tr))
+
+    async def _expire_table(self, timer: TimerId) -> None:
+        svc = self.svc
+        table = await svc.storage.load_table(*timer.key)
+        if table is None or table.table_id != timer.table_id or table.status != "playing":
+            return
+        if not await self._idle_for(table, timer, svc.settings.table_ttl, archive=True):
+            return
+        svc.presenter.forget(table)
+        tr = await svc.presenter.group_tr(table.chat_id)
+        if table.table_message_id is not None:
+            svc.outbox.edit(table.chat_id, table.table_message_id, Content(tr("timer.table_expired")))
+        else:
+            await svc.outbox.send(
+                table.chat_id, Content(tr("timer.table_expired")), thread_id=table.thread_id
+            )
+        for seat, message_id in table.hand_messages.items():
+            person = table.seats[seat]
+            if person is not None and person.user_id is not None:
+                own = await svc.presenter.user_tr(person)
+                svc.outbox.edit(person.user_id, message_id, Content(own("timer.table_expired")))
+
+    async def _idle_for(self, table: Table, timer: TimerId, ttl: float, *, archive: bool = False) -> bool:
+        """Delete ``table`` if untouched for ``ttl``; else set the timer again for its new end."""
+        svc = self.svc
+        ends = table.updated_at + ttl
+        if svc.settings.clock() < ends:
+            await svc.storage.add_timers({timer.pack(): ends})
+            return False
+        record = (
+            game.match_record(table) if archive and table.match is not None and table.match.deals else None
+        )
+        try:
+            await svc.storage.delete_table(table, archive=record)
+        except StaleWrite:  # touched just now: that change set the timer again
+            await svc.storage.add_timers({timer.pack(): svc.settings.clock() + RETRY_SECONDS})
+            return False
+        return True
+
+
+async def tick(context: Context) -> None:
+    """The periodic JobQueue job: fire the timers that are due."""
+    svc = services(context)
+    await svc.timers.tick()
+
+
+async def back_tap(update: Update, button: Button, svc: Services) -> None:
+    """ "I'm back": the person decides for their seat again (the tap may come from the group or the DM)."""
+    query = update.callback_query
+    assert query is not None
+    user = query.from_user
+
+    def change(table: Table | None) -> bool:
+        if table is None or table.table_id != button.table_id or table.status != "playing":
+            raise Refusal("alert.stale")
+        seat = table.seat_of(user.id)
+        if seat is None:
+            raise Refusal("alert.not_seated")
+        was_away = seat in table.away
+        decided_himself(table, seat)
+        return was_away
+
+    table, was_away = await svc.transact((button.chat_id, button.thread_id), change)
+    tr = await user_tr(svc, user)
+    await quiet_answer(query, tr("timer.back_toast"))
+    assert table is not None
+    if not was_away:
+        return
+    if query.message is not None:
+        lang_tr = tr if query.message.chat.id == user.id else await svc.presenter.group_tr(table.chat_id)
+        name = escape(user.first_name)
+        svc.outbox.edit(
+            query.message.chat.id, query.message.message_id, Content(lang_tr("timer.back", name=name))
+        )
+    await svc.after_change(table, None)

@@ -1,0 +1,39 @@
+"""The bot bench (bot/bench.py) drives the real lobby by its catalog labels and counts calls right."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot import bench
+from bot.handlers.services import Services
+from bot.sandbox import Driver
+
+
+@pytest.mark.parametrize("preset", ["draw", "default"])
+async def test_the_bench_sets_up_a_table_through_the_lobby(
+    app: object, driver: Driver, svc: Services, preset: str
+) -> None:
+    # No deal to play: the bench's own lobby steps (rules, seats, start) must find every button.
+    await bench._table(driver, svc.codec, 7, preset, 0, random.Random(1))
+    group = next(c for c in driver.world.chats.values() if c.is_group)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.status == "playing"
+    assert [s is not None and s.name == f"P7-{i}" for i, s in enumerate(table.seats)] == [True] * 4
+    if preset != "default":
+        assert table.rules["preset"] == preset
+    # The bench finds the player to act by the prompt mark of the catalog.
+    users = [driver.user(s.user_id) for s in table.seats if s is not None and s.user_id is not None]
+    await driver.wait_for(lambda: bench._legal(svc.codec, users) or None, what="a legal move")
+
+
+def test_the_marks_come_from_the_catalog() -> None:
+    assert bench.PROMPT == "👉" and bench.SUMMARY == "🏁"
+
+
+def test_the_busiest_minute_of_a_group() -> None:
+    assert bench._max_per_minute([]) == 0
+    assert bench._max_per_minute([0.0, 3.0, 59.9, 60.0, 63.0]) == 3
+    assert bench._max_per_minute([float(t) for t in range(0, 300, 3)]) == 20
+    assert bench._ms([0.001, 0.002, 0.003, 0.1], 0.5) == 2.0 and bench._ms([], 0.95) is None

@@ -1,0 +1,77 @@
+"""The presenter keeps a view only of live tables: a finished match or a deleted table is dropped."""
+
+from __future__ import annotations
+
+import random
+
+from bot.handlers.i18n import Tr
+from bot.handlers.presenter import key_of
+from bot.handlers.services import Services
+from bot.sandbox import Driver
+from tests.bot.helpers import play_until, start_game
+
+
+async def test_a_finished_match_is_dropped_and_a_rematch_shown_again(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await start_game(driver, group, [anya])
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and svc.presenter.live() == 1
+
+    def over() -> bool:
+        return any("Ещё партию" in b["text"] for m in group.bot_messages for r in m.buttons for b in r)
+
+    await play_until(driver, svc, [anya], over, rng=random.Random(3))
+    await svc.driver.idle()
+    await svc.presenter.idle()
+    finished = await svc.storage.load_table(group.id, None)
+    assert finished is not None and finished.status == "over"
+    assert svc.presenter.live() == 0
+    # Every move of hers was timed twice: handled, and its messages queued by the presenter.
+    moves = svc.stats.tap_times
+    assert moves and len(svc.stats.queued_times) == len(moves)
+    assert sorted(svc.stats.queued_times)[len(moves) // 2] >= sorted(moves)[len(moves) // 2]
+
+    # A late snapshot of the finished match (say, from a slow handler) is not shown again.
+    await driver.settle()
+    calls = len(driver.calls())
+    svc.presenter.show(table)
+    await svc.presenter.idle()
+    await svc.outbox.drain()
+    assert svc.presenter.live() == 0 and len(driver.calls()) == calls
+
+    summary = next(
+        m for m in group.bot_messages if any("Ещё партию" in b["text"] for r in m.buttons for b in r)
+    )
+    tap = await anya.tap(summary, "Ещё партию")
+    assert not tap.show_alert
+    await anya.dm.wait_bot_message(lambda m: "раздача №" in m.content and bool(m.buttons))
+    assert svc.presenter.live() == 1
+
+
+async def test_a_stopped_table_is_dropped_even_while_it_renders(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    await start_game(driver, group, [anya])
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None
+    # A render is under way when the table goes: the view goes once that render is done.
+    svc.presenter.show(table)
+    await anya.send(group, "/stop")
+    await group.wait_bot_message(lambda m: m.content == Tr("ru")("stop.done"))
+    await svc.driver.idle()
+    await svc.presenter.idle()
+    assert svc.presenter.live() == 0
+    assert await svc.storage.load_table(group.id, None) is None
+    # The stopped game's last snapshot, shown late, does not bring its messages back.
+    await driver.settle()
+    calls = len(driver.calls())
+    svc.presenter.show(table)
+    await svc.presenter.idle()
+    await svc.outbox.drain()
+    assert len(driver.calls()) == calls and svc.presenter.live() == 0
+    assert key_of(table) == (group.id, None)

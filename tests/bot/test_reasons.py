@@ -1,0 +1,23 @@
+"""Every reason the engine refuses a move for has its own alert, in every language."""
+
+from __future__ import annotations
+
+from bot.engine.errors import IllegalMoveError, Reason
+from bot.handlers.i18n import LANGS, Tr
+from bot.handlers.play import REASON_KEYS, reason_key
+
+
+def test_every_reason_has_a_localized_alert_in_both_catalogs() -> None:
+    assert set(REASON_KEYS) == set(Reason)
+    for lang in LANGS:
+        tr = Tr(lang)
+        missing = [key for key in REASON_KEYS.values() if not tr.has(key)]
+        assert missing == [], lang
+
+
+def test_the_alert_follows_the_reason_not_the_message() -> None:
+    error = IllegalMoveError("seat 1 cannot play QC: it is seat 2's turn", Reason.MUST_FOLLOW)
+    assert reason_key(error) == "alert.must_follow"
+    assert reason_key(IllegalMoveError("anything")) == "alert.illegal"
+    assert Tr("ru")(reason_key(IllegalMoveError("x", Reason.NOT_YOUR_TURN))) == "Сейчас не ваш ход."
+    assert Tr("en")(reason_key(IllegalMoveError("x", Reason.NOT_YOUR_TURN))) == "It is not your turn."
