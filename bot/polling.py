@@ -40,6 +40,7 @@ class Poller:
         #: The highest update id taken so far (handled or being handled).
         self.last_seen: int | None = None
         self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
 
     @property
     def offset(self) -> int | None:
@@ -60,9 +61,8 @@ class Poller:
     async def close(self) -> None:
         """Stop the task :meth:`start` made and wait for it (and the updates it is handling)."""
         self.stop()
-        task = getattr(self, "_task", None)
-        if task is not None:
-            await task
+        if self._task is not None:
+            await self._task
 
     async def run(self) -> None:
         """Poll until :meth:`stop`, then wait for the updates being handled."""
