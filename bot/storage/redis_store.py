@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from pydantic import ValidationError
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
 
 from bot.storage.invariants import check_table
 from bot.storage.models import SCHEMA, ChatSettings, Table, UserSettings
@@ -118,8 +120,12 @@ class RedisStorage:
         When ``max_connections`` are busy a command waits for one (up to 20 s): redis-py's default
         pool refuses at once with "Too many connections", which 200 busy tables reach (the soak).
         """
+        # Connections made by a pool of our own get no retries unless told: a connection that a
+        # Redis restart closed would fail its next command. Retried on a new connection instead
+        # (about 1.5 s in all); a compare-and-set retried after it was applied is refused as stale.
+        retry = Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), 5)
         pool = aioredis.BlockingConnectionPool.from_url(
-            url, decode_responses=True, max_connections=max_connections, timeout=20
+            url, decode_responses=True, max_connections=max_connections, timeout=20, retry=retry
         )
         return cls(aioredis.Redis.from_pool(pool), prefix=prefix)
 
