@@ -7,6 +7,7 @@ import json
 import pytest
 
 from bot.engine import Rules
+from bot.engine.ai.base import make_player
 from bot.engine.arena import main, run
 
 
@@ -60,3 +61,11 @@ def test_progress_reports_the_summary_after_each_batch() -> None:
     )
     assert seen and seen[-1] == s["paired_deals"] == 4
     assert seen == sorted(seen)
+
+
+@pytest.mark.parametrize("level", ["random", "easy", "medium", "hard"])
+def test_only_the_ceiling_is_shown_the_whole_deal(level: str) -> None:
+    # The arena hands the deal to any player with ``decide_open``: the levels that fill real seats must
+    # play from their view alone, or their arena figures measure a cheat.
+    assert not hasattr(make_player(level), "decide_open")
+    assert hasattr(make_player("cheat"), "decide_open")

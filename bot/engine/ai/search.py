@@ -1,13 +1,18 @@
 """``medium``, ``hard`` and the ``cheat`` ceiling: Perfect-Information Monte Carlo over sampled worlds.
 
 Each decision samples worlds consistent with the seat's view (:mod:`bot.engine.ai.sample`), plays
-every legal card in each world, and scores the result by random play-outs or, once few enough cards
-are left, by the exact open-hand solver (:mod:`bot.engine.ai.solver`). ``hard`` first finishes the
-current trick with the rule player's trick policy (:mod:`bot.engine.ai.trick`), so a card is not
-judged by a trick the others finish at random. The card with the best mean worth in penalty points
-wins; near-ties go to the rule player's choice, and when every legal card is equivalent the answer is
+every legal card in each world, and scores the result by a play-out in which every seat follows the
+rule player's trick policy — the opponents playing at random in every second world — or, once few
+enough cards are left, by the exact open-hand solver (:mod:`bot.engine.ai.solver`). Uniformly random
+play-outs judge a card by what happens when its own side then plays at random; measured against
+``easy``, that search was no stronger than the rule player it started from. ``hard`` also finishes the
+current trick with the policy first. The card with the best mean worth in penalty points wins;
+near-ties go to the rule player's choice, and when every legal card is equivalent the answer is
 immediate. The search is anytime: it stops at its time budget (a minimum number of worlds is always
-seen).
+seen) and, whatever that minimum, at a hard cap counted from the start of the decision.
+
+Only :class:`CheatPlayer` is shown the deal: the arena hands the whole deal to a player with
+``decide_open``, so the levels that fill seats must not have one.
 
 This module reads a clock (``time.perf_counter``) for the budget, and nothing else impure.
 """
@@ -28,7 +33,7 @@ from bot.engine.view import SeatView, view_for
 from .easy import choose_card, choose_other
 from .sample import knowledge, sample_world, true_world
 from .solver import Solver, merge_equivalent
-from .trick import finish
+from .trick import finish, policy_rollout
 from .world import PAIR_OF, World, bits_of, fast_rollout
 
 _WorldFn = Callable[[], World]
@@ -50,6 +55,12 @@ class Budget:
     #: opponents careless in every second world) before the random play-out: a random finish would
     #: let a lead or a second-hand card look safe because nobody sensibly beats it.
     policy_trick: bool = False
+    #: A hard cap in seconds from the start of the decision, the rule player's card included: checked
+    #: after every card weighed, the world in progress is dropped (0: no cap; ``seconds`` still applies).
+    limit: float = 0.0
+    #: Play out with the rule player's trick policy (:func:`~bot.engine.ai.trick.policy_rollout`, the
+    #: opponents careless in every second world) instead of uniformly random cards.
+    policy_rollouts: bool = False
 
 
 class SearchPlayer:
@@ -67,14 +78,19 @@ class SearchPlayer:
             return choose_other(view)
         if len(view.legal) == 1:
             return view.legal[0]
+        start = time.perf_counter()
         k = knowledge(view)
         prior = choose_card(view, k, rng)
-        return _play(self.search(prior, lambda: sample_world(k, rng), rng))
+        return _play(self.search(prior, lambda: sample_world(k, rng), rng, start))
 
-    def search(self, prior: int, world: _WorldFn, rng: random.Random) -> int:
-        """The card (bit) with the best mean worth over the worlds ``world()`` deals; ties go to ``prior``."""
+    def search(self, prior: int, world: _WorldFn, rng: random.Random, start: float | None = None) -> int:
+        """The card (bit) with the best mean worth over the worlds ``world()`` deals; ties go to ``prior``.
+
+        ``start`` is when the decision began (now if not given): the budget's ``limit`` counts from it."""
         b = self.budget
-        deadline = time.perf_counter() + b.seconds
+        now = time.perf_counter()
+        deadline = now + b.seconds
+        cutoff = (now if start is None else start) + b.limit if b.limit else float("inf")
         w0 = world()
         seat = w0.to_act()
         sign = 1 if PAIR_OF[seat] == 0 else -1
@@ -87,29 +103,51 @@ class SearchPlayer:
         w = w0
         while True:
             left = sum(h.bit_count() for h in w.hands) + len(w.stock)
-            if b.solve_at and left <= b.solve_at:
-                for m, v in solver.move_values(w).items():
-                    totals[m] += v
-            else:
-                # Common random numbers: every card's play-outs in this world use the same random stream.
-                seed = rng.getrandbits(32)
-                careless = (1 - PAIR_OF[seat], rng.random()) if n % 2 == 0 else None
-                for m in moves:
-                    w2 = w.copy()
-                    w2.play(m)
+            solve = bool(b.solve_at) and left <= b.solve_at
+            # Common random numbers: every card's play-outs in this world use the same random stream.
+            seed = rng.getrandbits(32)
+            careless = (1 - PAIR_OF[seat], rng.random()) if n % 2 == 0 else None
+            values: dict[int, float] = {}
+            for m in moves:
+                w2 = w.copy()
+                w2.play(m)
+                if solve:
+                    values[m] = solver.value(w2)
+                else:
                     if b.policy_trick and w2.trick and not w2.over:
                         _finish_trick(w2, careless)
                     r = random.Random(seed)
-                    totals[m] += sum(fast_rollout(w2, r) for _ in range(b.rollouts)) / b.rollouts
+                    if b.policy_rollouts:
+                        values[m] = policy_rollout(w2, r, None if careless is None else careless[0])
+                    else:
+                        values[m] = sum(fast_rollout(w2, r) for _ in range(b.rollouts)) / b.rollouts
+                if time.perf_counter() > cutoff:
+                    break
+            if len(values) < len(moves):
+                break  # the hard cap struck mid-world: this world is dropped
+            for m, v in values.items():
+                totals[m] += v
             n += 1
             if n >= b.max_worlds or (n >= b.min_worlds and time.perf_counter() > deadline):
                 break
+            if time.perf_counter() > cutoff:
+                break
             w = world()
+        if n == 0:
+            return prior if prior in moves else moves[0]  # not one world in time: the rule player's card
         # The rule player's card gets a small head start: it settles ties (common when every card reaches
         # the same score) and keeps play-out noise from overruling sound craft on thin evidence.
         return max(
             moves, key=lambda m: (sign * totals[m] / n + (PRIOR_BONUS if m == prior else 0.0), m == prior)
         )
+
+
+class CheatPlayer(SearchPlayer):
+    """The all-hands-open ceiling: the arena hands it the whole deal through :meth:`decide_open`.
+
+    Only this class has ``decide_open``: the arena shows the deal to any player that has it, so the
+    levels that fill real seats (``medium``, ``hard``) must never grow one.
+    """
 
     def decide_open(self, deal: Deal, seat: int, rng: random.Random) -> Action:
         """Decide with the true deal in view: every world is the real one (the arena's ceiling)."""
@@ -141,25 +179,37 @@ def _play(b: int) -> Action:
 #: Penalty points per deal by which the rule player's card is preferred (see :meth:`SearchPlayer.search`).
 PRIOR_BONUS = 0.3
 
-MEDIUM = Budget(seconds=0.04, min_worlds=8, max_worlds=400, rollouts=1, solve_at=12)
-HARD = Budget(seconds=0.35, min_worlds=4, max_worlds=2000, rollouts=1, solve_at=16, policy_trick=True)
+MEDIUM = Budget(
+    seconds=0.06, min_worlds=8, max_worlds=400, rollouts=1, solve_at=12, limit=0.085, policy_rollouts=True
+)
+HARD = Budget(
+    seconds=0.35,
+    min_worlds=4,
+    max_worlds=2000,
+    rollouts=1,
+    solve_at=16,
+    policy_trick=True,
+    limit=0.85,
+    policy_rollouts=True,
+)
 CHEAT = Budget(seconds=0.3, min_worlds=1, max_worlds=1000, rollouts=1, solve_at=20)
 
 
 def medium() -> SearchPlayer:
-    """The ``medium`` level: PIMC with random play-outs, a ~40 ms budget, the solver for the last 3 tricks."""
+    """The ``medium`` level: PIMC with policy play-outs, a ~60 ms budget (85 ms at most), the solver for the
+    last 3 tricks."""
     return SearchPlayer("medium", MEDIUM)
 
 
 def hard() -> SearchPlayer:
-    """The ``hard`` level: PIMC with a ~0.35 s budget, policy-finished tricks and the exact solver for the
-    last four tricks."""
+    """The ``hard`` level: PIMC with policy play-outs, a ~0.35 s budget (0.85 s at most), policy-finished
+    tricks and the exact solver for the last four tricks."""
     return SearchPlayer("hard", HARD)
 
 
-def cheat() -> SearchPlayer:
+def cheat() -> CheatPlayer:
     """The all-hands-open ceiling (arena only): searches the true deal instead of sampled worlds."""
-    return SearchPlayer("cheat", CHEAT)
+    return CheatPlayer("cheat", CHEAT)
 
 
-__all__ = ["HARD", "MEDIUM", "Budget", "SearchPlayer", "World", "cheat", "hard", "medium"]
+__all__ = ["HARD", "MEDIUM", "Budget", "CheatPlayer", "SearchPlayer", "World", "cheat", "hard", "medium"]

@@ -5,16 +5,19 @@ recognise: catch the opponents' ♣Q with the шмон, keep the ♣Q away from 
 give points to a partner who is sure to win, beat the opponents with the cheapest card that does, and
 otherwise throw the cheapest card. :func:`finish` returns who takes the trick and what it holds, so
 the rule player can weigh each of its cards by the trick it leads to, averaged over a few worlds.
+:func:`lead` adds a leading rule (cash a trick nobody can beat, else lead the cheapest card), and
+:func:`policy_rollout` plays a whole deal out by both: the search levels' play-out.
 The policy is a guess about people, not a rule check: it ignores the ``matadors`` exemption.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 from bot.engine.cards import POINTS_BY_ID
 
-from .world import PAIR_OF, QC_BIT, Static, bits_of
+from .world import PAIR_OF, POINT_WEIGHT, QC_BIT, Static, World, bits_of
 
 
 def finish(
@@ -145,3 +148,59 @@ def _best(m: int, key: Callable[[int], int]) -> int:
             best, best_v = b, v
         m ^= b
     return best
+
+
+def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
+    """The card seat ``seat`` leads from its legal cards ``m`` in an open world: the richest card nobody
+    on the other side can beat (cash a sure trick), else the cheapest card, the ♣Q and the шмон kept."""
+    strength_of = s.by_led
+    pair = PAIR_OF[seat]
+    foes = [h for h in range(4) if PAIR_OF[h] != pair and h != s.open_seat and hands[h]]
+    best, best_v = 0, -1
+    for b in bits_of(m):
+        cid = b.bit_length() - 1
+        e = s.eff[cid]
+        strength = strength_of[e]
+        if not any(_beats(hands[h], s, strength, strength[cid], s.suit_masks[e]) for h in foes):
+            v = POINTS_BY_ID[cid] * 100 + strength[cid]
+            if v > best_v:
+                best, best_v = b, v
+    if best:
+        return best
+    rest = m & ~s.special or m
+    power = s.tables.power
+    return _best(rest, lambda c: -POINTS_BY_ID[c] * 10 - power[c])
+
+
+def policy_rollout(w: World, rng: random.Random, careless: int | None = None) -> float:
+    """Play ``w`` out (on a copy) with every seat following the rule player's trick policy
+    (:func:`finish`, :func:`lead`) — the ``careless`` pair playing uniformly random legal cards instead —
+    and return its worth to pair A, scored as :func:`~bot.engine.ai.world.rollout`."""
+    w = w.copy()
+    s = w.s
+    rnd = rng.random
+    while not w.over:
+        if not w.trick:
+            seat = w.to_act()
+            m = w.legal(seat)
+            if PAIR_OF[seat] == careless:
+                ms = bits_of(m)
+                w.play(ms[int(rnd() * len(ms))])
+            else:
+                w.play(lead(s, w.hands, seat, m))
+            if w.over:
+                break
+        out: list[int] = []
+        finish(
+            s,
+            w.hands,
+            w.trick,
+            s.orders[w.leader][len(w.trick) :],
+            None if careless is None else (careless, rnd()),
+            out,
+        )
+        for b in out:
+            if w.over:
+                break
+            w.play(b)
+    return w.value0() + POINT_WEIGHT * (w.pts[0] - w.pts[1])

@@ -1,0 +1,59 @@
+"""The search levels' time budget: the hard cap holds whatever the world count asks for."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from bot.engine import card
+from bot.engine.ai.search import Budget, SearchPlayer
+from bot.engine.ai.trick import policy_rollout
+from bot.engine.ai.world import POINT_WEIGHT, World
+from tests.ai.test_endgames import world
+
+# Seat 0 leads with three different cards: the search has something to weigh in every world.
+HANDS = {0: "6C AS 7S", 1: "QC 7H 8H", 2: "7C 8C 9C", 3: "8S 9S 9H"}
+
+
+def test_the_hard_cap_stops_the_search_mid_world() -> None:
+    w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
+    calls = []
+
+    def worlds() -> World:
+        calls.append(1)
+        return w.copy()
+
+    # The budget asks for a million worlds, but the cap has passed before the first is weighed.
+    player = SearchPlayer(
+        "capped", Budget(seconds=1e9, min_worlds=10**6, max_worlds=10**6, rollouts=1, solve_at=0, limit=0.5)
+    )
+    prior = card("7S").bit
+    assert player.search(prior, worlds, random.Random(1), start=time.perf_counter() - 1.0) == prior
+    assert len(calls) == 1  # the world in progress was dropped, no other was drawn
+
+
+def test_a_capped_search_returns_within_its_limit() -> None:
+    w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
+    player = SearchPlayer(
+        "capped", Budget(seconds=1e9, min_worlds=10**6, max_worlds=10**6, rollouts=1, solve_at=0, limit=0.05)
+    )
+    t0 = time.perf_counter()
+    bit = player.search(card("7S").bit, w.copy, random.Random(1))
+    assert time.perf_counter() - t0 < 0.05 + 0.2  # one play-out past the cap at most (slack for a busy CI)
+    assert bit in (card("6C").bit, card("AS").bit, card("7S").bit)
+
+
+def test_a_policy_playout_leads_the_shmon_into_the_lone_queen() -> None:
+    # Seat 0's ♣6 is the one card nobody can beat, so the policy leads it; seat 1's only trump is the ♣Q,
+    # which must follow and is caught: pair B is charged 4 whatever the random stream.
+    w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
+    for seed in range(3):
+        v = policy_rollout(w, random.Random(seed))
+        assert v - POINT_WEIGHT * (10 - 96) == 4
+    assert w.hands[0] == card("6C").bit | card("AS").bit | card("7S").bit  # the world itself is not played
+
+
+def test_a_careless_pair_plays_legal_random_cards_in_a_policy_playout() -> None:
+    w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
+    values = {policy_rollout(w, random.Random(seed), careless=0) for seed in range(20)}
+    assert len(values) > 1  # pair A no longer always finds the ♣6 lead
