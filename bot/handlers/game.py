@@ -17,6 +17,7 @@ from bot.engine import Action, Deal, KozelError, Match, Rules, RulesError
 from bot.engine.actions import action_from_json, action_to_json
 from bot.engine.cards import Card
 from bot.storage import MatchState, Table
+from bot.storage.invariants import vouch
 from bot.storage.models import PendingSummary
 
 
@@ -136,6 +137,7 @@ def deal_on(table: Table, match: Match, rng: random.Random, progress: Progress) 
             break
         if not deal.over:
             state.current = deal.record()
+            vouch(state.current, deal)
             return progress
         assert deal.result is not None
         state.deals.append(deal.record())
@@ -154,12 +156,15 @@ def apply(table: Table, seat: int, action: Action, rng: random.Random) -> Progre
     if table.status != "playing" or state is None or state.current is None:
         raise Refusal("alert.no_game")
     rules = rules_of(table)
-    deal = replay(state.current, rules)
+    built = deal_of(table, rules)
+    assert built is not None
+    deal = built.copy()  # the shared one is never changed
     deal.apply(seat, action)
     progress = Progress()
     if not deal.over:
         state.current = deal.record()
         _remember(json.dumps(state.current, separators=(",", ":")), deal)
+        vouch(state.current, deal)
         return progress
     assert deal.result is not None
     state.deals.append(deal.record())

@@ -6,7 +6,8 @@ exchange, the mirror's cut) is asked without changes here; only its texts are ne
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from html import escape
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -42,6 +43,9 @@ PICKED_MARK = "☑️"
 PICKABLE_MARK = "▫️"
 MAX_DECISIONS = 90
 CARDS_PER_ROW = 5
+#: Keyboards built lately (see :func:`keyboard`); a few per seat of a few hundred live tables.
+KEYBOARDS_KEPT = 4096
+_KEYBOARDS: OrderedDict[Hashable, InlineKeyboardMarkup] = OrderedDict()
 
 
 def _card_of(action: Action) -> Card | None:
@@ -89,7 +93,30 @@ def keyboard(tr: Tr, codec: Codec, table: Table, view: SeatView, moves: int = 0)
     """Cards (legal ones marked) and, below them, the other decisions of this seat.
 
     ``moves`` is the number of moves of the deal so far (to recognise a choice in progress).
+    A move changes the keyboards of the seat that acted and the seat to act only: the others'
+    are taken from a cache keyed by everything a keyboard shows (the same object, so the outbox's
+    comparison with what a message shows is cheap too).
     """
+    assert table.match is not None
+    seq = table.match.deal_seq
+    chosen = tuple(picked(table, view.seat, moves)) if view.phase is Phase.EXCHANGE_GIVE else ()
+    key = (codec, tr.lang, table.chat_id, table.thread_id, table.table_id, seq, view.phase,
+           view.seat, view.hand, view.legal, chosen)  # fmt: skip
+    markup = _KEYBOARDS.get(key)
+    if markup is None:
+        markup = _build_keyboard(tr, codec, table, view, list(chosen))
+        _KEYBOARDS[key] = markup
+        if len(_KEYBOARDS) > KEYBOARDS_KEPT:
+            _KEYBOARDS.popitem(last=False)
+    else:
+        _KEYBOARDS.move_to_end(key)
+    return markup
+
+
+def _build_keyboard(
+    tr: Tr, codec: Codec, table: Table, view: SeatView, chosen: list[Card]
+) -> InlineKeyboardMarkup:
+    """:func:`keyboard` without its cache; ``chosen``: the cards ticked for a choice of several."""
     assert table.match is not None
     seq = table.match.deal_seq
 
@@ -98,7 +125,7 @@ def keyboard(tr: Tr, codec: Codec, table: Table, view: SeatView, moves: int = 0)
         return InlineKeyboardButton(text, callback_data=data)
 
     if view.phase is Phase.EXCHANGE_GIVE and view.legal:
-        return _pick_keyboard(tr, view, picked(table, view.seat, moves), button)
+        return _pick_keyboard(tr, view, chosen, button)
     by_card: dict[Card, Action] = {}
     others: list[Action] = []
     for action in view.legal:

@@ -125,14 +125,21 @@ def lobby_change(table: Table | None, button: Button, user: User, rng_bits: int)
             raise Refusal("alert.seat_taken")
         table.lobby_view = "seats"
         return None
+    # Seats are everyone's: anyone may sit, stand, or put a bot player in an empty seat (and take it
+    # out again). What the table plays is its creator's, as in the rules menu: the rules, and the
+    # bot players' level, which sets how hard the match is for both pairs.
+    if not creator:
+        raise Refusal("alert.creator_only")
     if op == "L":
         found = levels()
         table.bot_level = (
             found[(found.index(table.bot_level) + 1) % len(found)] if table.bot_level in found else found[0]
         )
+        # The button names the level the table's bots play at: those already seated too.
+        for seated in table.seats:
+            if seated is not None and seated.is_bot:
+                seated.level = table.bot_level
         return None
-    if not creator:
-        raise Refusal("alert.creator_only")
     if op == "R":
         table.lobby_view = "rules"
     elif op == "K":

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -39,6 +40,8 @@ from telegram.error import (
 
 _LOG = logging.getLogger(__name__)
 MAX_REMEMBERED = 20_000
+#: Keyboards whose JSON is kept (a few per seat of a few hundred live tables).
+MARKUPS_KEPT = 4096
 #: Chat workers started between two sweeps of the chats that have nothing left to pace.
 PRUNE_EVERY = 1000
 #: Attempts per call, and the backoff between attempts after a 5xx or a network error (seconds).
@@ -174,6 +177,8 @@ class Outbox:
         #: Called with (old, new) when a group turns out to be a supergroup now.
         self.on_migrated: Callable[[int, int], None] | None = None
         self._moved: dict[int, int] = {}
+        #: Keyboard JSON by the keyboard's id (with the keyboard, so the id stays its own).
+        self._markups: OrderedDict[int, tuple[InlineKeyboardMarkup, str]] = OrderedDict()
 
     def edit(self, chat_id: int, message_id: int, content: Content, *, urgent: bool = True) -> None:
         """Show ``content`` in a message; an edit still waiting for the same message is replaced.
@@ -428,9 +433,18 @@ class Outbox:
             kwargs["reply_parameters"] = ReplyParameters(op.reply_to, allow_sending_without_reply=True)
         if op.kind == "edit":
             assert op.message_id is not None
-            await self.bot.edit_message_text(
-                op.content.text, chat_id=op.chat_id, message_id=op.message_id, **kwargs
-            )
+            if isinstance(self.bot, Bot):
+                # Straight to the Bot API call: its answer (the edited message) is not needed, and
+                # python-telegram-bot's parsing it into objects cost more CPU than the call itself.
+                # The request layer underneath raises the same errors (RetryAfter, BadRequest...).
+                data = {"chat_id": op.chat_id, "message_id": op.message_id, "text": op.content.text, **kwargs}
+                if op.content.markup is not None:
+                    data["reply_markup"] = self._markup_json(op.content.markup)
+                await self.bot._post("editMessageText", data)
+            else:  # a test's stand-in for the bot
+                await self.bot.edit_message_text(
+                    op.content.text, chat_id=op.chat_id, message_id=op.message_id, **kwargs
+                )
             self._remember(op.chat_id, op.message_id, op.content)
             return Sent(op.message_id)
         message: Message
@@ -449,6 +463,22 @@ class Outbox:
             )
             self._remember(op.chat_id, message.message_id, op.content)
         return Sent(message.message_id)
+
+    def _markup_json(self, markup: InlineKeyboardMarkup) -> str:
+        """A keyboard as the JSON the Bot API takes, made once per keyboard object.
+
+        Keyboards are shared between renders (bot/handlers/hand_view.py keeps those a move did not
+        change), so most edits carry one already made.
+        """
+        found = self._markups.get(id(markup))
+        if found is not None and found[0] is markup:
+            self._markups.move_to_end(id(markup))
+            return found[1]
+        text = json.dumps(markup.to_dict(), ensure_ascii=False, separators=(",", ":"))
+        self._markups[id(markup)] = (markup, text)
+        if len(self._markups) > MARKUPS_KEPT:
+            self._markups.popitem(last=False)
+        return text
 
     def _remember(self, chat_id: int, message_id: int, content: Content) -> None:
         # Only to skip edits that change nothing; old messages are forgotten oldest first.

@@ -130,7 +130,8 @@ async def play_tap(update: Update, button: Button, svc: Services, started: float
 async def pick_tap(update: Update, button: Button, svc: Services) -> None:
     """A card ticked or unticked in a choice of several (the exchange's give), kept in the table.
 
-    ``C`` alone (the confirm button before the count is right) only says how many to tick.
+    ``C`` alone (the confirm button before the count is right) only says how many to tick. A tick
+    holds off the turn's reminder and timeout: they count from the last tick.
     """
     query = update.callback_query
     assert query is not None
@@ -175,7 +176,12 @@ async def pick_tap(update: Update, button: Button, svc: Services) -> None:
             chosen = [card.code]
         else:
             raise Refusal("alert.pick_full", n=need)
-        m.picking = Picking(deal_seq=m.deal_seq, moves=moves, seat=seat, cards=chosen)
+        # A tick is the person at work on their turn: it counts as present for the turn timers (no
+        # longer away, timeouts in a row start over) and the timers count from it (timers.held_until).
+        m.picking = Picking(
+            deal_seq=m.deal_seq, moves=moves, seat=seat, cards=chosen, at=svc.settings.clock()
+        )
+        decided_himself(table, seat)
 
     table, _ = await svc.transact(key, change)
     assert table is not None

@@ -9,6 +9,7 @@ import asyncio
 import random
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
 
 R = TypeVar("R")
 TableKey = tuple[int, int | None]
+#: Seconds a table this process saved is changed again without reading it back (see ``transact``).
+RECENT_SECONDS = 5.0
+#: Tables kept so at most (the least recently saved are forgotten).
+RECENT_KEPT = 2000
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,8 @@ class Services:
     presenter: Presenter = field(init=False)
     driver: BotDriver = field(init=False)
     timers: Timers = field(init=False)
+    #: The tables this process saved lately: (monotonic time, version, JSON), oldest first.
+    _saved: OrderedDict[TableKey, tuple[float, int, str]] = field(default_factory=OrderedDict)
     #: Held only while in use (a waiter or holder keeps its lock alive), so ended tables leave none.
     _locks: weakref.WeakValueDictionary[TableKey, asyncio.Lock] = field(
         default_factory=weakref.WeakValueDictionary
@@ -122,10 +129,18 @@ class Services:
         ``change`` mutates the table it is given (``None`` if there is none) and returns what the
         caller needs; it raises (e.g. :class:`Refusal`) to refuse. A change that alters nothing is
         not written. Returns the table as saved and ``change``'s result.
+
+        A table this process saved moments ago is not read back (see :meth:`_recent`): the
+        compare-and-set tells whether it is still the stored one. Only a change that saves is
+        decided on it; a refusal, or a change that alters nothing, is decided again on the table
+        read from storage, so no answer rests on a copy another process may have outdated.
         """
         async with self.lock(key):
             for _ in range(8):
-                table = await self.storage.load_table(*key)
+                table = self._recent(key)
+                recent = table is not None
+                if table is None:
+                    table = await self.storage.load_table(*key)
                 if table is None:
                     return None, change(None)
                 logs.bind(chat_id=table.chat_id, game_id=table.table_id)
@@ -133,17 +148,51 @@ class Services:
                 # whether anything changed, and the one after is what is stored.
                 updated_at, table.updated_at = table.updated_at, self.settings.clock()
                 before = table.model_dump_json()
-                result = change(table)
+                try:
+                    result = change(table)
+                except Exception:
+                    if not recent:
+                        raise
+                    self._saved.pop(key, None)
+                    continue
                 after = table.model_dump_json()
                 if after == before:
+                    if recent:
+                        self._saved.pop(key, None)
+                        continue
                     table.updated_at = updated_at
                     return table, result
                 try:
                     await self.storage.save_table(table, ttl=self.ttl(table), data=after)
                 except StaleWrite:
+                    self._saved.pop(key, None)
                     continue
+                self._keep(key, table.version, after)
                 return table, result
         raise StaleWrite(f"table {key} is too busy")
+
+    def _recent(self, key: TableKey) -> Table | None:
+        """A copy of the table as this process saved it, if that was less than ``RECENT_SECONDS`` ago.
+
+        Kept briefly: the compare-and-set is on the version alone, and a table deleted and made
+        again (by another process) would only reach the same version after many changes.
+        """
+        found = self._saved.get(key)
+        if found is None:
+            return None
+        at, version, data = found
+        if time.monotonic() - at > RECENT_SECONDS:
+            del self._saved[key]
+            return None
+        table = Table.model_validate_json(data)
+        table.version = version
+        return table
+
+    def _keep(self, key: TableKey, version: int, data: str) -> None:
+        self._saved[key] = (time.monotonic(), version, data)
+        self._saved.move_to_end(key)
+        if len(self._saved) > RECENT_KEPT:
+            self._saved.popitem(last=False)
 
     async def create(self, table: Table) -> bool:
         """Store a new table; False if the chat (topic) got one meanwhile."""

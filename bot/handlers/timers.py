@@ -119,6 +119,31 @@ def turn_of(table: Table) -> Turn | None:
     return Turn(table.match.deal_seq, len(deal.moves), deal.to_act)
 
 
+#: Turn timers of this many latest moves are dropped when the next turn's are armed.
+TAKEN_TURNS = 4
+
+
+def taken_turn_timers(table: Table) -> list[str]:
+    """The turn timers of the deal's latest decisions (``TAKEN_TURNS``): they could only fire for nothing.
+
+    Dropped when the next turn's timers are armed, so a quick game does not leave two stale timers
+    per move, each loading its table when it fires (the latest four moves reach back to a person's
+    previous turn past three bot players).
+    """
+    m = table.match
+    deal = game.deal_of(table) if table.status == "playing" and m is not None else None
+    if m is None or deal is None:
+        return []
+    kinds: tuple[TimerKind, ...] = ("remind", "timeout", "away")
+    key = (table.chat_id, table.thread_id, table.table_id)
+    first = max(0, len(deal.moves) - TAKEN_TURNS)
+    return [
+        TimerId(k, *key, m.deal_seq, i, deal.moves[i][0]).pack()
+        for i in range(first, len(deal.moves))
+        for k in kinds
+    ]
+
+
 def turn_time(chat: ChatSettings, svc: Services) -> int:
     """Seconds a person of this chat has for a decision (0: no turn timer)."""
     return svc.settings.turn_time if chat.turn_time is None else chat.turn_time
@@ -129,6 +154,20 @@ def decided_himself(table: Table, seat: int) -> None:
     table.timeouts.pop(seat, None)
     if seat in table.away:
         table.away.remove(seat)
+
+
+def held_until(table: Table | None, timer: TimerId, span: float, now: float) -> float | None:
+    """When ``timer`` should fire instead, if its person is ticking cards for its decision.
+
+    A tick (``MatchState.picking``, the exchange's give) shows the person is there: the reminder
+    and the timeout count from their last tick (``span`` after it), not from when the turn came.
+    None when they have not ticked for this decision or that time has come.
+    """
+    m = table.match if table is not None else None
+    p = m.picking if m is not None else None
+    if p is None or (p.deal_seq, p.moves, p.seat) != (timer.deal_seq, timer.moves, timer.seat):
+        return None
+    return p.at + span if p.at + span > now else None
 
 
 class Timers:
@@ -154,10 +193,12 @@ class Timers:
         key = (table.chat_id, table.thread_id)
         due: dict[str, float] = {}
         unless: str | None = None
+        drop: list[str] = []
         if table.status == "lobby":
             due[TimerId("lobby", *key, table.table_id).pack()] = table.updated_at + svc.settings.lobby_ttl
         elif table.status == "playing":
             due[TimerId("table", *key, table.table_id).pack()] = table.updated_at + svc.settings.table_ttl
+            drop = taken_turn_timers(table)
             turn = turn_of(table)
             if turn is not None:
                 now = svc.settings.clock()
@@ -173,7 +214,7 @@ class Timers:
                         unless = named["timeout"]
                         due[named["remind"]] = now + seconds / 2
                         due[named["timeout"]] = now + seconds
-        await svc.storage.add_timers(due, unless=unless)
+        await svc.storage.add_timers(due, unless=unless, drop=drop)
 
     def arm_soon(self, table: Table) -> None:
         """:meth:`arm` in the background, so a tap's answer does not wait for it (after every change)."""
@@ -283,6 +324,8 @@ class Timers:
         person = table.seats[timer.seat]
         assert person is not None and person.user_id is not None
         seconds = turn_time(await svc.storage.chat_settings(table.chat_id), svc)
+        if await self._held(table, timer, seconds / 2):
+            return
         tr = await svc.presenter.user_tr(person)
         text = tr("timer.reminder", chat=escape(table.chat_title), seconds=math.ceil(seconds / 2))
         await svc.outbox.send(person.user_id, Content(text))
@@ -293,14 +336,21 @@ class Timers:
         if self._current(table, timer) is None:
             return
         assert table is not None
+        chat = await svc.storage.chat_settings(table.chat_id)
+        seconds = turn_time(chat, svc)
+        if await self._held(table, timer, seconds):
+            return
         deal = game.deal_of(table)
         assert deal is not None
         action = await self._decide(view_for(deal, timer.seat))
-        at_once = (await svc.storage.chat_settings(table.chat_id)).timeout_action == "away"
+        at_once = chat.timeout_action == "away"
 
         def change(stored: Table | None) -> tuple[Progress, str | None] | None:
-            # Only if the turn is still the one timed out: the person may have decided meanwhile.
+            # Only if the turn is still the one timed out: the person may have decided meanwhile,
+            # or ticked a card while the bot thought (then the timer is set again below).
             if self._current(stored, timer) is None:
+                return None
+            if held_until(stored, timer, seconds, svc.settings.clock()) is not None:
                 return None
             assert stored is not None
             progress = game.apply(stored, timer.seat, action, svc.rng)
@@ -314,12 +364,22 @@ class Timers:
             return progress, "timeout"
 
         stored, outcome = await svc.transact(timer.key, change)
-        if stored is None or outcome is None:
+        if outcome is None:
+            await self._held(stored, timer, seconds)  # a tick meanwhile: the timeout counts from it
             return
+        assert stored is not None
         progress, notice = outcome
         await svc.after_change(stored, progress)
         if notice is not None:
             await self._tell(table, timer.seat, notice)
+
+    async def _held(self, table: Table | None, timer: TimerId, span: float) -> bool:
+        """Set ``timer`` again for ``span`` after the person's last tick, if they are ticking now."""
+        later = held_until(table, timer, span, self.svc.settings.clock())
+        if later is None or self._current(table, timer) is None:
+            return False
+        await self.svc.storage.add_timers({timer.pack(): later})
+        return True
 
     async def _decide(self, view: SeatView) -> Action:
         """The default bot player's decision, off the event loop (any decision kind)."""

@@ -122,6 +122,8 @@ SERVER_ERRORS = {
     504: "Gateway Timeout",
 }
 MIGRATED = "Bad Request: group chat was upgraded to a supergroup chat"
+#: What an injected 400 says (as a group that forbids media refuses a picture).
+INJECTED_REFUSAL = "not enough rights to send this to the chat"
 
 
 @dataclass
@@ -152,6 +154,8 @@ class Fault:
         if self.status == 429:
             retry = self.retry_after if self.retry_after is not None else 1
             return ApiError(429, f"Too Many Requests: retry after {retry}", retry_after=retry)
+        if self.status == 400:
+            return bad_request(INJECTED_REFUSAL)
         return ApiError(self.status, SERVER_ERRORS.get(self.status, "Internal Server Error"))
 
 
@@ -953,13 +957,14 @@ class World:
         """Make the next ``count`` matching Bot API calls fail, as Telegram sometimes does.
 
         ``status`` 429 answers "Too Many Requests" with ``retry_after`` (default 1 s); 500, 502, 503
-        and 504 answer Telegram's server errors. Such a call is *not* applied. With ``delay`` > 0 the
+        and 504 answer Telegram's server errors; 400 refuses the call for good ("Bad Request", as a
+        group that forbids media refuses a picture). Such a call is *not* applied. With ``delay`` > 0 the
         call *is* applied but its answer is held back ``delay`` seconds, so a client with a shorter
         read timeout sees a timeout for a call that took effect. ``method`` (any when None) and
         ``chat_id`` narrow which calls fail; with ``probability`` < 1 each matching call fails only
         with that chance (from a seeded generator, so runs repeat), until ``count`` have failed.
         """
-        if status != 429 and status not in SERVER_ERRORS:
+        if status not in (400, 429) and status not in SERVER_ERRORS:
             raise SandboxError(f"no injected fault answers with HTTP {status}")
         if not 0.0 < probability <= 1.0:
             raise SandboxError("probability must be in (0, 1]")

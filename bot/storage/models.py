@@ -49,6 +49,9 @@ class Picking(_Doc):
     moves: int
     seat: int = Field(ge=0, le=3)
     cards: list[str] = Field(default_factory=list)
+    #: When the last card was ticked or unticked (Unix time): a person ticking is present, so the
+    #: turn timers count from then (bot/handlers/timers.py, :func:`held_until`).
+    at: float = 0.0
 
 
 class PendingSummary(_Doc):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from typing import Any, Protocol
 
 from bot.storage.models import ChatSettings, Table, UserSettings
@@ -81,11 +81,14 @@ class Storage(Protocol):
         """Mark ``update_id`` handled, so no later delivery of it is handled again."""
         ...
 
-    async def add_timers(self, due: dict[str, float], *, unless: str | None = None) -> bool:
+    async def add_timers(
+        self, due: dict[str, float], *, unless: str | None = None, drop: Collection[str] = ()
+    ) -> bool:
         """Schedule timers: ``due`` maps a timer id to its Unix time; one already pending keeps its time.
 
         Nothing is added while the timer ``unless`` is pending (a turn's timers are armed once).
-        Returns whether the timers were added.
+        The pending timers ``drop`` are removed first, in the same step (an earlier turn's, which
+        would fire for nothing). Returns whether the timers were added.
         """
         ...
 

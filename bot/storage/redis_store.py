@@ -7,7 +7,8 @@ double tap, or two bot processes handling the same tap, apply a move once.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Collection
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
@@ -83,11 +84,15 @@ for i = 3, 5, 2 do
 end
 return 1
 """
-# KEYS[1] the timers' sorted set; ARGV: a member that, while pending, stops the whole addition ('' for
-# none), then score and member pairs, each added only if not pending already.
+# KEYS[1] the timers' sorted set; ARGV: how many members to drop, those members, a member that, while
+# pending, stops the addition ('' for none), then score and member pairs, each added only if not
+# pending already. The drops happen either way.
 _ADD_TIMERS = """
-if ARGV[1] ~= '' and redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
-for i = 2, #ARGV, 2 do redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1]) end
+local d = tonumber(ARGV[1])
+if d > 0 then redis.call('ZREM', KEYS[1], unpack(ARGV, 2, d + 1)) end
+local u = ARGV[d + 2]
+if u ~= '' and redis.call('ZSCORE', KEYS[1], u) then return 0 end
+for i = d + 3, #ARGV, 2 do redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1]) end
 return 1
 """
 _S = TypeVar("_S", ChatSettings, UserSettings)
@@ -95,6 +100,11 @@ HISTORY_KEPT = 100
 #: Seconds an update's claim is kept (Telegram stops retrying long before).
 UPDATE_KEPT = 86400
 SETTINGS_TTL = 400 * 24 * 3600
+#: Seconds a chat's settings read from Redis are reused by this process: every move arms turn timers
+#: by them. A change made here is seen at once; one made by another process within this time.
+CHAT_SETTINGS_CACHE = 5.0
+#: Chats whose settings are cached at most (the cache starts over beyond).
+CHAT_SETTINGS_KEPT = 10_000
 
 
 class RedisStorage:
@@ -112,6 +122,8 @@ class RedisStorage:
         self._claim = client.register_script(_CLAIM)
         self._add_timers = client.register_script(_ADD_TIMERS)
         self._claim_update = client.register_script(_CLAIM_UPDATE)
+        #: Chat settings key -> (monotonic time it may be used until, stored JSON or None).
+        self._chat_cache: dict[str, tuple[float, str | bytes | None]] = {}
 
     @classmethod
     def from_url(cls, url: str, *, prefix: str = "", max_connections: int = 100) -> RedisStorage:
@@ -217,6 +229,8 @@ class RedisStorage:
             ],
             args=[str(table.version) if table is not None else "", data, str(max(1, int(ttl * 1000)))],
         )
+        for chat_id in (old, new):
+            self._chat_cache.pop(self.chat_key(chat_id), None)
         if ok != 1:
             raise StaleWrite(f"the table of chat {old} changed, or chat {new} has one already")
         if table is not None:
@@ -249,12 +263,29 @@ class RedisStorage:
     # ----- settings ----------------------------------------------------------------------------
 
     async def chat_settings(self, chat_id: int) -> ChatSettings:
-        """A chat's settings, defaults if none (or of another schema) are stored."""
-        return await self._get(self.chat_key(chat_id), ChatSettings)
+        """A chat's settings, defaults if none (or of another schema) are stored.
+
+        Read from Redis at most every ``CHAT_SETTINGS_CACHE`` seconds per chat (a fresh object each
+        time: callers may change what they get).
+        """
+        key = self.chat_key(chat_id)
+        now = time.monotonic()
+        cached = self._chat_cache.get(key)
+        if cached is not None and cached[0] > now:
+            data = cached[1]
+        else:
+            data = await self.client.get(key)
+            if len(self._chat_cache) >= CHAT_SETTINGS_KEPT:
+                self._chat_cache.clear()
+            self._chat_cache[key] = (now + CHAT_SETTINGS_CACHE, data)
+        return self._parse(data, ChatSettings)
 
     async def save_chat_settings(self, chat_id: int, settings: ChatSettings) -> None:
         """Store a chat's settings for about a year after their last change."""
-        await self.client.set(self.chat_key(chat_id), settings.model_dump_json(), ex=SETTINGS_TTL)
+        key = self.chat_key(chat_id)
+        self._chat_cache.pop(key, None)
+        await self.client.set(key, settings.model_dump_json(), ex=SETTINGS_TTL)
+        self._chat_cache.pop(key, None)
 
     async def user_settings(self, user_id: int) -> UserSettings:
         """A person's settings."""
@@ -265,7 +296,10 @@ class RedisStorage:
         await self.client.set(self.user_key(user_id), settings.model_dump_json(), ex=SETTINGS_TTL)
 
     async def _get(self, key: str, model: type[_S]) -> _S:
-        data = await self.client.get(key)
+        return self._parse(await self.client.get(key), model)
+
+    @staticmethod
+    def _parse(data: str | bytes | None, model: type[_S]) -> _S:
         if data is None:
             return model()
         raw = json.loads(data)
@@ -297,11 +331,13 @@ class RedisStorage:
         """The sorted set of pending timers (member: timer id, score: due Unix time)."""
         return f"{self.prefix}kozel:timers"
 
-    async def add_timers(self, due: dict[str, float], *, unless: str | None = None) -> bool:
-        """ZADD NX the timers in one Lua script, unless ``unless`` is pending."""
-        if not due:
+    async def add_timers(
+        self, due: dict[str, float], *, unless: str | None = None, drop: Collection[str] = ()
+    ) -> bool:
+        """ZADD NX the timers in one Lua script, unless ``unless`` is pending; ZREM ``drop`` first."""
+        if not due and not drop:
             return False
-        args: list[str] = [unless or ""]
+        args: list[str] = [str(len(drop)), *drop, unless or ""]
         for member, when in due.items():
             args += [repr(when), member]
         return bool(await self._add_timers(keys=[self.timers_key()], args=args))

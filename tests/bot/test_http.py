@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import socket
 from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp import web
 from PIL import Image
-from telegram import Bot
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, NetworkError, TimedOut
 
 from bot.aiohttp_request import AiohttpRequest
@@ -109,3 +110,34 @@ def test_the_proxy_comes_from_the_environment_once(monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("HTTPS_PROXY")
     assert request._proxy("https://api.telegram.org/bot1:x/sendMessage") == "http://proxy.example:3128"
     assert AiohttpRequest()._proxy("https://api.telegram.org/bot1:x/getMe") is None
+
+
+async def test_parameters_go_as_a_json_body_of_form_strings() -> None:
+    """A JSON body (not a url-quoted form) whose values are the strings a form would carry."""
+    seen: list[tuple[str, dict[str, object]]] = []
+
+    async def answer(request: web.Request) -> web.Response:
+        seen.append((request.content_type, json.loads(await request.read())))
+        return web.json_response({"ok": True, "result": True})
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", answer)
+    runner = web.AppRunner(app, shutdown_timeout=0.1)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    request = AiohttpRequest()
+    await request.initialize()
+    try:
+        bot = Bot("1:x", base_url=f"http://127.0.0.1:{port}/bot", request=request)
+        markup = InlineKeyboardMarkup([[InlineKeyboardButton("♣Д", callback_data="d1")]])
+        await bot.edit_message_text("<b>привет</b>", chat_id=7, message_id=3, reply_markup=markup)
+    finally:
+        await request.shutdown()
+        await runner.cleanup()
+    (content_type, body), = seen
+    assert content_type == "application/json"
+    assert body["text"] == "<b>привет</b>" and body["chat_id"] == "7" and body["message_id"] == "3"
+    assert isinstance(body["reply_markup"], str)
+    assert json.loads(body["reply_markup"]) == {"inline_keyboard": [[{"text": "♣Д", "callback_data": "d1"}]]}

@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from telegram import Bot
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.request import HTTPXRequest
 
 from bot.handlers.outbox import MAX_ATTEMPTS, Content, Limits, Outbox
@@ -184,3 +184,24 @@ async def test_sends_to_an_upgraded_group_go_to_the_supergroup(bot: Bot, driver:
     assert later.chat_id == supergroup.id
     assert [c.chat_id for c in driver.calls()[calls:]] == [supergroup.id]
     assert group.message(table.message_id).content == "table"
+
+
+async def test_an_edit_goes_straight_to_the_api_with_its_keyboard_made_into_json_once(
+    bot: Bot, driver: Driver
+) -> None:
+    anya = driver.add_user("Аня")
+    await anya.start()
+    outbox, _ = outbox_for(bot)
+    message = await outbox.send(anya.id, Content("v1"))
+    assert message.message_id is not None
+    markup = InlineKeyboardMarkup([[InlineKeyboardButton("♣Д", callback_data="d1")]])
+    for text in ("v2", "v3"):
+        sent = await outbox.edited(anya.id, message.message_id, Content(text, markup))
+        assert sent.message_id == message.message_id
+    shown = anya.dm.message(message.message_id)
+    assert shown.content == "v3" and [[b["text"] for b in row] for row in shown.buttons] == [["♣Д"]]
+    assert outbox._markup_json(markup) is outbox._markup_json(markup)
+    # Telegram's refusals still come back as python-telegram-bot's errors, mapped as before.
+    gone = await outbox.edited(anya.id, 999_999, Content("nowhere", markup))
+    assert gone.message_id is None
+    assert driver.calls("editMessageText")[-1].error_code == 400

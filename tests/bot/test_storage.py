@@ -84,3 +84,26 @@ async def test_documents_of_another_schema_are_not_loaded(storage: RedisStorage)
         storage.table_key(9, None), mapping={"v": "3", "data": '{"schema_version": 999}'}
     )
     assert await storage.load_table(9, None) is None
+
+
+async def test_chat_settings_are_read_from_redis_once_per_cache_time(
+    storage: RedisStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = RedisStorage(storage.client, prefix=storage.prefix)  # another process, same Redis
+    assert (await storage.chat_settings(1)).lang is None
+    await other.save_chat_settings(1, ChatSettings(lang="en"))
+    # Within the cache time this process keeps what it read; its own changes it sees at once.
+    assert (await storage.chat_settings(1)).lang is None
+    mine = await storage.chat_settings(1)
+    mine.lang = "ru"  # a caller changing its copy does not change the cache
+    assert (await storage.chat_settings(1)).lang is None
+    await storage.save_chat_settings(1, ChatSettings(turn_time=30))
+    assert (await storage.chat_settings(1)).turn_time == 30
+    await other.save_chat_settings(1, ChatSettings(lang="en"))
+    assert (await storage.chat_settings(1)).turn_time == 30
+    # Once the cache time is over, the other process's change is read.
+    monkeypatch.setattr("bot.storage.redis_store.CHAT_SETTINGS_CACHE", 0.0)
+    storage._chat_cache.clear()
+    assert (await storage.chat_settings(1)).lang == "en"
+    await other.save_chat_settings(1, ChatSettings(lang="ru"))
+    assert (await storage.chat_settings(1)).lang == "ru"  # no cache time: every read goes to Redis

@@ -94,3 +94,22 @@ def test_a_playing_table_without_a_deal_is_insane() -> None:
     table.match.current = None
     problems = table_problems(table)
     assert "a playing table without a deal in play" in problems
+
+
+def test_a_deal_the_engine_just_built_is_checked_without_replaying_its_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = _playing(3, 12)
+    loaded = Table.model_validate_json(table.model_dump_json())  # as read back: nobody vouched for it
+
+    def no_replay(*args: object, **kwargs: object) -> object:
+        raise AssertionError("replayed")
+
+    monkeypatch.setattr("bot.storage.invariants.replay_checked", no_replay)
+    assert table_problems(table) == []  # the Deal game.apply built is checked
+    with pytest.raises(AssertionError, match="replayed"):
+        table_problems(loaded)
+    assert table.match is not None and table.match.current is not None
+    table.match.current["deck"][5] = table.match.current["deck"][6]
+    with pytest.raises(AssertionError, match="replayed"):  # changed since: replayed again
+        table_problems(table)

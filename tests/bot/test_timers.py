@@ -196,6 +196,23 @@ async def test_a_timer_of_a_turn_that_moved_on_does_nothing(
     assert not [m for m in group.bot_messages if TIMED_OUT in m.content]
 
 
+async def test_the_timers_of_a_decision_taken_are_dropped_when_the_next_turn_is_armed(
+    app: object, driver: Driver, svc: Services, clock: FakeClock
+) -> None:
+    anya, group = await one_human_game(driver)
+    taken = await armed(svc, group, "timeout")
+    hand = await legal_hand(driver, svc, anya)
+    for _, button, data in buttons(svc, hand):  # her cards in order, until one is legal
+        if button.payload.startswith("A") and not (await anya.tap(hand, data=data)).show_alert:
+            break
+    # Three bot players moved in between: her next turn's timers replace her last turn's.
+    fresh = await armed(svc, group, "timeout", after=taken)
+    await svc.timers.idle()
+    turn_timers = {m for m in await pending(svc) if m.startswith(("remind|", "timeout|", "away|"))}
+    remind = TimerId("remind", *fresh.key, fresh.table_id, fresh.deal_seq, fresh.moves, fresh.seat)
+    assert turn_timers == {fresh.pack(), remind.pack()}, "none of an earlier turn is left to fire"
+
+
 async def test_a_turn_timer_due_while_the_bot_was_down_fires_at_the_next_start(
     emulator: Emulator, storage: RedisStorage, settings: Settings, clock: FakeClock
 ) -> None:
@@ -469,6 +486,9 @@ async def test_storage_claims_each_due_timer_once_and_arms_a_turn_once(
     assert await storage.add_timers({"a": 10.0, "b": 20.0, "c": 30.0})
     assert await storage.add_timers({"a": 99.0, "d": 40.0})  # a pending timer keeps its time
     assert not await storage.add_timers({"e": 1.0}, unless="b"), "nothing while the guard is pending"
+    assert not await storage.add_timers({"e": 1.0}, unless="b", drop=["x", "y"])
+    assert await storage.add_timers({"x": 5.0, "y": 6.0})
+    assert not await storage.add_timers({"e": 1.0}, unless="b", drop=["x", "y"]), "dropped all the same"
     assert await storage.claim_timers(25.0) == ["a", "b"]
     assert await storage.claim_timers(25.0) == []
     for member in ("a", "b"):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 
 from bot.engine import Deal, Rules
+from bot.handlers import game
 from bot.handlers.codec import Codec
+from bot.handlers.hand_view import hand_content
 from bot.handlers.i18n import Tr
 from bot.handlers.table_view import summary_content
 from bot.storage import MatchState, Seat, Table
@@ -43,3 +45,43 @@ def test_a_caught_queens_penalty_reads_without_an_empty_category() -> None:
         penalties = [s for s in text.splitlines() if line in s]
         assert penalties, text
         assert all(":  —" not in s and ": —" not in s for s in penalties), penalties
+
+
+def test_a_move_rebuilds_only_the_keyboards_it_changes() -> None:
+    """The seats that neither acted nor are to act keep their keyboard object; the others get new ones."""
+    rng = random.Random(5)
+    table = Table(
+        table_id="kb1",
+        chat_id=-100,
+        creator_id=1,
+        rules=Rules.make("flip").to_json(),
+        seats=[Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate("ABCD")],
+    )
+    game.start_match(table, rng)
+    tr, codec = Tr("ru"), Codec(b"k")
+
+    def keyboards() -> list[object]:
+        deal = game.deal_of(table)
+        assert deal is not None
+        return [hand_content(tr, codec, table, deal, seat).markup for seat in range(4)]
+
+    for _ in range(12):
+        deal = game.deal_of(table)
+        assert deal is not None and deal.to_act is not None and not deal.over
+        actor = deal.to_act
+        before = keyboards()
+        assert keyboards() == before and all(a is b for a, b in zip(keyboards(), before, strict=True))
+        game.apply(table, actor, rng.choice(deal.legal_actions(actor)), rng)
+        after_deal = game.deal_of(table)
+        assert after_deal is not None
+        after = keyboards()
+        for seat in range(4):
+            if seat in (actor, after_deal.to_act):
+                assert after[seat] is not before[seat]
+            else:
+                assert after[seat] is before[seat], f"seat {seat} kept its keyboard"
+        # A cached keyboard is the one a fresh build gives.
+        fresh_codec = Codec(b"k")
+        for seat in range(4):
+            rebuilt = hand_content(tr, fresh_codec, table, after_deal, seat).markup
+            assert rebuilt == after[seat] and rebuilt is not after[seat]

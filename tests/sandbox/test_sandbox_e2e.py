@@ -62,7 +62,7 @@ async def test_forum_topic_messages_stay_in_topic(app: AnyApplication, driver: D
     lobby = await forum.wait_bot_message(lambda m: bool(m.buttons))
     assert lobby.thread_id == topic
     assert lobby in forum.topic_messages(topic)
-    await anya.tap(lobby, "Уровень ботов")
+    await boris.tap(lobby, "Уровень ботов")  # the level is the creator's to set
     await forum.wait_until(lobby, lambda m: m.edits >= 1)
     assert lobby.thread_id == topic
 
