@@ -37,6 +37,7 @@ import aiohttp
 from bot.app import build_application, codec_for
 from bot.engine.invariants import replay_checked
 from bot.handlers.codec import BadData, Codec
+from bot.handlers.hand_view import as_a_person_picks
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Settings
 from bot.logs import setup_logging
@@ -221,15 +222,16 @@ def _decisions(codec: Codec, user: SimUser) -> tuple[StoredMessage, list[str]] |
     hands = [m for m in user.dm.bot_messages if "раздача №" in m.content]
     if not hands or "👉" not in hands[-1].content:
         return None
-    out = []
-    for _, data in _buttons(hands[-1]):
+    found = []
+    for label, data in _buttons(hands[-1]):
         try:
             payload = codec.unpack(data).payload
         except BadData:
             continue
         # A decision, or a card to tick in a choice of several (the exchange's give).
         if payload.startswith("A") or payload[:1] == "C" != payload:
-            out.append(data)
+            found.append((label, data, payload))
+    out = [data for _, data in as_a_person_picks(found)]
     return (hands[-1], out) if out else None
 
 

@@ -224,3 +224,20 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
 def finished_hand_content(tr: Tr, table: Table, deal_no: int) -> Content:
     """A hand message once its deal is over (its keyboard goes away)."""
     return Content(tr("hand.over", chat=escape(table.chat_title), n=deal_no))
+
+
+def as_a_person_picks(found: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """Of a keyboard's decisions ``(label, callback data, payload)``, the ones a person would tap.
+
+    For simulated players (the soak, the tests): the bot itself never calls it.
+
+    In a choice of several cards (the exchange's give) a person ticks cards not yet ticked and
+    confirms once the count is right, rather than toggling at random (which can take hundreds of
+    taps to land on the right count and then hit the confirm button).
+    """
+    ticks = [(label, data) for label, data, payload in found if payload[:1] == "C"]
+    if not ticks:
+        return [(label, data) for label, data, _ in found]
+    confirm = [(label, data) for label, data, payload in found if payload.startswith("A")]
+    unticked = [(label, data) for label, data in ticks if label.startswith(PICKABLE_MARK)]
+    return confirm or unticked or ticks

@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable
 
 from bot.handlers.codec import BadData, Button
+from bot.handlers.hand_view import as_a_person_picks
 from bot.handlers.services import Services
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.storage import Table
@@ -69,10 +70,14 @@ async def play_until(
         candidates = []
         for user in users:
             for message in user.dm.bot_messages[-3:]:
-                for label, button, data in buttons(svc, message):
+                found = [
+                    (label, data, button.payload)
+                    for label, button, data in buttons(svc, message)
                     # A decision, or a card to tick in a choice of several (the exchange's give).
-                    if button.payload.startswith("A") or button.payload[:1] == "C" != button.payload:
-                        candidates.append((user, message, data, label))
+                    if button.payload.startswith("A") or button.payload[:1] == "C" != button.payload
+                ]
+                for label, data in as_a_person_picks(found):
+                    candidates.append((user, message, data, label))
         if not candidates:
             await driver.world.wait_change(0.2)
             continue

@@ -172,3 +172,18 @@ async def test_a_posted_reply_is_queued_once_while_it_waits() -> None:
     again = outbox.post(-100, Content("help"))  # the first one went out: a new command gets its answer
     await outbox.drain()
     assert again is not first and [text for text, _ in bot.sent][-1] == "help"
+
+
+def test_a_simulated_person_ticks_unticked_cards_then_confirms() -> None:
+    from bot.handlers.hand_view import PICKABLE_MARK, PICKED_MARK, as_a_person_picks
+
+    plain = [("7♠", "d1", "A1"), ("8♠", "d2", "A2")]
+    assert as_a_person_picks(plain) == [("7♠", "d1"), ("8♠", "d2")], "no choice of several: every decision"
+    ticking = [
+        (PICKED_MARK + "7♠", "t1", "C7S"),
+        (PICKABLE_MARK + "8♠", "t2", "C8S"),
+        (PICKABLE_MARK + "9♠", "t3", "C9S"),
+    ]
+    assert as_a_person_picks(ticking) == [(PICKABLE_MARK + "8♠", "t2"), (PICKABLE_MARK + "9♠", "t3")]
+    ready = [*ticking, ("✅ Отдать: выбрано 2 из 2", "ok", "Agive")]
+    assert as_a_person_picks(ready) == [("✅ Отдать: выбрано 2 из 2", "ok")]

@@ -32,6 +32,7 @@ from bot.app import codec_for
 from bot.engine import Phase, Rules
 from bot.handlers import game
 from bot.handlers.codec import BadData, Codec
+from bot.handlers.hand_view import as_a_person_picks
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage
 from bot.storage import RedisStorage, Seat, Table
 from bot.storage.invariants import table_problems
@@ -218,7 +219,7 @@ def _decisions(codec: Codec, user: SimUser) -> list[tuple[StoredMessage, str]]:
     hands = [m for m in user.dm.bot_messages if "раздача №" in m.content]
     if not hands or "👉" not in hands[-1].content:
         return []
-    out = []
+    found = []
     for row in hands[-1].buttons:
         for b in row:
             data = b.get("callback_data")
@@ -229,8 +230,8 @@ def _decisions(codec: Codec, user: SimUser) -> list[tuple[StoredMessage, str]]:
             except BadData:
                 continue
             if payload.startswith("A") or payload[:1] == "C" != payload:
-                out.append((hands[-1], data))
-    return out
+                found.append((b.get("text", ""), data, payload))
+    return [(hands[-1], data) for _, data in as_a_person_picks(found)]
 
 
 @pytest.fixture
