@@ -38,6 +38,7 @@ from bot.app import build_application, codec_for
 from bot.engine.invariants import replay_checked
 from bot.handlers.codec import BadData, Codec
 from bot.handlers.hand_view import as_a_person_picks
+from bot.handlers.i18n import DEFAULT_LANG, Tr
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Settings
 from bot.logs import setup_logging
@@ -50,6 +51,12 @@ WEBHOOK_PATH = "/soak"
 #: Seconds a simulated person waits for the answer to a tap before taking it as lost (a killed
 #: instance had claimed it) and tapping again.
 TAP_TIMEOUT = 10.0
+#: The simulated people read the bot in its default language; every text they look for is the catalog's.
+TR = Tr(DEFAULT_LANG)
+STARTED = TR("lobby.started", a="", b="", rules="").splitlines()[0]
+FILL, SIT, START, REMATCH = TR("btn.fill"), TR("btn.sit", n=1), TR("btn.start"), TR("btn.rematch")
+#: What a hand's title says between the chat's name and the deal's number (" · раздача №").
+HAND = TR("hand.title", chat="\x00", n="\x01", seat=0).split("\x00")[1].split("\x01")[0].replace("</b>", "")
 
 
 # ------------------------------------------------------------------------------ bot instances
@@ -219,7 +226,7 @@ def _buttons(message: StoredMessage) -> list[tuple[str, str]]:
 
 def _decisions(codec: Codec, user: SimUser) -> tuple[StoredMessage, list[str]] | None:
     """The person's hand and its decision buttons, if the hand asks them to act."""
-    hands = [m for m in user.dm.bot_messages if "раздача №" in m.content]
+    hands = [m for m in user.dm.bot_messages if HAND in m.content]
     if not hands or "👉" not in hands[-1].content:
         return None
     found = []
@@ -275,15 +282,15 @@ async def _open_table(run: Run, user: SimUser, group: SimGroup) -> bool:
             await user.send(group, "/newgame")
             lobby = await _wait(run, lambda: next((m for m in group.bot_messages if m.buttons), None), 15)
             continue
-        if "Игра началась" in lobby.content:
+        if STARTED in lobby.content:
             return True
         labels = [text for text, _ in _buttons(lobby)]
-        if any("с ботами" in t for t in labels):
-            label = "с ботами"
+        if FILL in labels:
+            label = FILL
         elif user.name not in lobby.content:
-            label = "Место 1"
-        elif any("Начать" in t for t in labels):
-            label = "Начать"
+            label = SIT
+        elif START in labels:
+            label = START
         else:
             await asyncio.sleep(0.25)
             continue
@@ -304,11 +311,11 @@ async def _table(run: Run, n: int, rng: random.Random) -> None:
     while not run.over:
         summary = next(
             (m for m in reversed(group.bot_messages)
-             if m.message_id not in rematched and any("Ещё партию" in t for t, _ in _buttons(m))),
+             if m.message_id not in rematched and any(t == REMATCH for t, _ in _buttons(m))),
             None,
         )  # fmt: skip
         if summary is not None:
-            if await _tap(run, user, summary, text="Ещё партию") is not None:
+            if await _tap(run, user, summary, text=REMATCH) is not None:
                 rematched.add(summary.message_id)
                 run.counts.rematches += 1
             continue
