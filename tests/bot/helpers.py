@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import Callable
 
 from bot.handlers.codec import BadData, Button
-from bot.handlers.hand_view import as_a_person_picks
+from bot.handlers.hand_view import PICKABLE_MARK, PICKED_MARK, as_a_person_picks
 from bot.handlers.services import Services
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.storage import Table
@@ -81,14 +82,18 @@ async def play_until(
         if not candidates:
             await driver.world.wait_change(0.2)
             continue
-        user, message, data, _ = rng.choice(candidates)
-        version = driver.world.version
+        user, message, data, label = rng.choice(candidates)
+        version, edits = driver.world.version, message.edits
         tap = await user.tap(message, data=data)
         taps += 1
         assert taps < max_taps, "the match does not end"
         if tap.show_alert and driver.world.version == version:
             # A keyboard older than the state (its edit is on the way): wait for the next change.
             await driver.world.wait_change(0.2)
+        elif not tap.show_alert and (label.startswith(PICKABLE_MARK) or label.startswith(PICKED_MARK)):
+            # A card ticked: a person waits to see the tick before the next tap.
+            with contextlib.suppress(TimeoutError):
+                await driver.wait_for(lambda m=message, e=edits: m.edits != e or None, timeout=2)
     return taps
 
 

@@ -191,9 +191,11 @@ class World:
             edits = message.edits
             tap = await user.tap(message, data=data, timeout=15)
             taps += 1
-            if tap.show_alert:
-                # A stale keyboard is edited soon; an alert on a current one (a third card ticked for
-                # a give of two) is not, and the player simply taps something else.
+            # A stale keyboard is edited soon; an alert on a current one (a third card ticked for a
+            # give of two) is not, and the player simply taps something else. After ticking a card a
+            # person waits to see it ticked (the DM's edits are paced, about one a second) before
+            # the next tap, rather than tapping the old keyboard again.
+            if tap.show_alert or message.edits == edits:
                 with contextlib.suppress(TimeoutError):
                     await self.driver.wait_for(
                         lambda m=message, e=edits: m.edits != e or None,
