@@ -16,7 +16,6 @@ import asyncio
 import dataclasses
 import logging
 import random
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -37,21 +36,14 @@ from bot.sandbox import Driver, Emulator, SimGroup, running_bot
 from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage, Table
+from tests.bot import test_timers
 from tests.bot.helpers import play_until, sit, start_game, table_of
 
 LOBBY_MARK = "🪑"
 
 
-@pytest.fixture
-def clock() -> FakeClock:
-    """The time of leases and timers; it moves only when the test says so."""
-    return FakeClock(start=time.time())
-
-
-@pytest.fixture
-def settings(clock: FakeClock) -> Settings:
-    """Bots move at once, nothing is paced, timers are checked every 20 ms against the fake clock."""
-    return Settings(bot_delay=0.0, limits=Limits.off(), clock=clock.time, timer_interval=0.02)
+# The fake clock of leases and timers, and the bot's settings on it, as in the timer tests.
+clock, settings = test_timers.clock, test_timers.settings
 
 
 @pytest.fixture
