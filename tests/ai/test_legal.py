@@ -10,7 +10,7 @@ from bot.engine import Match, Rules, view_for
 from bot.engine.ai.base import Player, make_player
 from tests.engine.test_properties import IDS, RULESETS
 
-LEVELS = ["random", "easy", "tests.ai.players:tiny_medium", "tests.ai.players:tiny_hard"]
+LEVELS = ["greedy", "easy", "tests.ai.players:tiny_medium", "tests.ai.players:tiny_hard"]
 
 
 def play_match(rules: Rules, players: list[Player], seed: int, max_deals: int = 40) -> int:
@@ -48,5 +48,5 @@ def test_every_level_plays_legal_deals(rules: Rules) -> None:
 
 
 def test_levels_are_seated_by_name() -> None:
-    for level in ("random", "easy", "medium", "hard", "cheat"):
+    for level in ("random", "greedy", "easy", "medium", "hard", "cheat"):
         assert make_player(level).name == level

@@ -13,7 +13,7 @@ from bot.engine.ai.base import make_player
 from bot.engine.ai.pool import decide, decide_in_process
 from tests.engine.test_properties import IDS, RULESETS
 
-LEVELS = ["random", "easy", "tests.ai.players:tiny_medium", "tests.ai.players:tiny_hard"]
+LEVELS = ["random", "greedy", "easy", "tests.ai.players:tiny_medium", "tests.ai.players:tiny_hard"]
 
 
 def permuted(deal: Deal, seat: int, rng: random.Random) -> Deal:

@@ -6,7 +6,7 @@ import importlib
 import random
 from typing import Any, Protocol, runtime_checkable
 
-from bot.engine.actions import Action
+from bot.engine.actions import Action, Play
 from bot.engine.errors import KozelError
 from bot.engine.view import SeatView
 
@@ -34,8 +34,38 @@ class RandomPlayer:
         return view.legal[int(rng.random() * len(view.legal))]
 
 
+class GreedyPlayer:
+    """The issue's yardstick, a twenty-line greedy player: take the trick with the cheapest card that
+    beats it, else throw the cheapest card; lead the strongest plain card, else the weakest trump. Its
+    other decisions are random. Arena only: it shows how much of a win share the cards alone give."""
+
+    name = "greedy"
+
+    def decide(self, view: SeatView, rng: random.Random) -> Action:
+        """The greedy card (any other decision: a random legal one)."""
+        t = view.tables
+        plays = [a for a in view.legal if isinstance(a, Play)]
+        if not plays or t is None:
+            return RandomPlayer().decide(view, rng)
+        if not view.trick:
+            plain = [a for a in plays if not t.is_trump(a.card)]
+            if plain:
+                return max(plain, key=lambda a: t.power[a.card.id])
+            return min(plays, key=lambda a: t.power[a.card.id])
+        led = t.eff[view.trick[0][1].id]
+        best = view.trick[0][1]
+        for _, c in view.trick[1:]:
+            if t.beats(c, best, led):
+                best = c
+        winners = [a for a in plays if t.beats(a.card, best, led)]
+        if winners:
+            return min(winners, key=lambda a: t.power[a.card.id])
+        return min(plays, key=lambda a: (a.card.points, t.power[a.card.id]))
+
+
 _FACTORIES: dict[str, str] = {
     "random": "bot.engine.ai.base:RandomPlayer",
+    "greedy": "bot.engine.ai.base:GreedyPlayer",
     "easy": "bot.engine.ai.easy:EasyPlayer",
     "medium": "bot.engine.ai.search:medium",
     "hard": "bot.engine.ai.search:hard",
