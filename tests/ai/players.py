@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.engine.ai.search import Budget, CheatPlayer, SearchPlayer
+from bot.engine.ai.search import HARD, Budget, CheatPlayer, SearchPlayer
 
 #: A fixed world count and no time limit make the search deterministic for a given rng.
 TINY = Budget(seconds=1e9, min_worlds=3, max_worlds=3, rollouts=1, solve_at=10, policy_rollouts=True)
@@ -14,7 +14,7 @@ def tiny_medium() -> SearchPlayer:
 
 
 def tiny_hard() -> SearchPlayer:
-    """``hard``'s algorithm on three worlds, solving the last three tricks."""
+    """``hard``'s algorithm on three weighted worlds, solving the last three tricks."""
     return SearchPlayer(
         "tiny-hard",
         Budget(
@@ -25,6 +25,7 @@ def tiny_hard() -> SearchPlayer:
             solve_at=12,
             policy_trick=True,
             policy_rollouts=True,
+            weigh=HARD.weigh,
         ),
     )
 
@@ -43,7 +44,7 @@ def small_medium() -> SearchPlayer:
 
 
 def small_hard() -> SearchPlayer:
-    """``hard``'s algorithm on a fixed 60 worlds."""
+    """``hard``'s algorithm on a fixed 60 weighted worlds."""
     return SearchPlayer(
         "small-hard",
         Budget(
@@ -54,5 +55,6 @@ def small_hard() -> SearchPlayer:
             solve_at=16,
             policy_trick=True,
             policy_rollouts=True,
+            weigh=HARD.weigh,
         ),
     )

@@ -6,7 +6,7 @@ import random
 import time
 
 from bot.engine import card
-from bot.engine.ai.search import Budget, SearchPlayer
+from bot.engine.ai.search import CHECK_FROM, Budget, SearchPlayer, _clear
 from bot.engine.ai.trick import policy_rollout
 from bot.engine.ai.world import POINT_WEIGHT, World
 from tests.ai.test_endgames import world
@@ -57,3 +57,43 @@ def test_a_careless_pair_plays_legal_random_cards_in_a_policy_playout() -> None:
     w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
     values = {policy_rollout(w, random.Random(seed), careless=0) for seed in range(20)}
     assert len(values) > 1  # pair A no longer always finds the ♣6 lead
+
+
+def test_a_clear_lead_over_every_card_stops_the_search() -> None:
+    # Card 1 is worth 2 more than card 2 in every world, give or take 0.5: clear after a few worlds.
+    seen = {1: [2.0 + (i % 3) * 0.5 for i in range(24)], 2: [0.0 + (i % 2) * 0.5 for i in range(24)]}
+    assert _clear(seen, [1.0] * 24, 3.0)
+
+
+def test_a_lead_within_the_noise_does_not_stop_the_search() -> None:
+    seen = {1: [4.0 if i % 2 else -3.0 for i in range(24)], 2: [0.0] * 24}
+    assert not _clear(seen, [1.0] * 24, 3.0)
+
+
+def test_cards_worth_the_same_in_every_world_need_no_more_worlds() -> None:
+    assert _clear({1: [1.0] * 24, 2: [1.0] * 24}, [1.0] * 24, 3.0)
+
+
+def test_a_confident_search_stops_before_its_budget_when_one_card_is_clearly_best() -> None:
+    # The ♣6 lead catches the lone ♣Q in every world: a 10 s budget ends after CHECK_FROM worlds.
+    w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
+    calls = []
+
+    def worlds() -> World:
+        calls.append(1)
+        return w.copy()
+
+    player = SearchPlayer(
+        "confident",
+        Budget(
+            seconds=10.0,
+            min_worlds=4,
+            max_worlds=10**6,
+            rollouts=1,
+            solve_at=0,
+            policy_rollouts=True,
+            confident=3.0,
+        ),
+    )
+    assert player.search(0, worlds, random.Random(1)) == card("6C").bit
+    assert len(calls) == CHECK_FROM

@@ -19,6 +19,7 @@ This module reads a clock (``time.perf_counter``) for the budget, and nothing el
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -34,9 +35,11 @@ from .easy import choose_card, choose_other
 from .sample import knowledge, sample_world, true_world
 from .solver import Solver, merge_equivalent
 from .trick import finish, policy_rollout
+from .weigh import history, likelihood
 from .world import PAIR_OF, World, bits_of, fast_rollout
 
 _WorldFn = Callable[[], World]
+_WeightFn = Callable[[World], float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,14 @@ class Budget:
     #: Play out with the rule player's trick policy (:func:`~bot.engine.ai.trick.policy_rollout`, the
     #: opponents careless in every second world) instead of uniformly random cards.
     policy_rollouts: bool = False
+    #: Weigh each world by how likely it makes the plays seen (:mod:`bot.engine.ai.weigh`): the factor
+    #: for a follow and for a lead the trick policy would not have made (``None``: every world counts
+    #: the same).
+    weigh: tuple[float, float] | None = None
+    #: Stop before the budget once the leading card beats every other by this many standard errors of
+    #: the paired per-world differences (checked every ``CHECK_EVERY`` worlds from ``CHECK_FROM`` on;
+    #: 0: never): a clear decision needs no more worlds, a close one gets the whole budget.
+    confident: float = 0.0
 
 
 class SearchPlayer:
@@ -81,12 +92,26 @@ class SearchPlayer:
         start = time.perf_counter()
         k = knowledge(view)
         prior = choose_card(view, k, rng)
-        return _play(self.search(prior, lambda: sample_world(k, rng), rng, start))
+        weight: _WeightFn | None = None
+        if self.budget.weigh is not None:
+            tricks = history(view, k.static)
+            follow_miss, lead_miss = self.budget.weigh
+            if tricks:
+                weight = lambda w: likelihood(k.static, k.me, w.hands, tricks, follow_miss, lead_miss)  # noqa: E731
+        return _play(self.search(prior, lambda: sample_world(k, rng), rng, start, weight))
 
-    def search(self, prior: int, world: _WorldFn, rng: random.Random, start: float | None = None) -> int:
+    def search(
+        self,
+        prior: int,
+        world: _WorldFn,
+        rng: random.Random,
+        start: float | None = None,
+        weight: _WeightFn | None = None,
+    ) -> int:
         """The card (bit) with the best mean worth over the worlds ``world()`` deals; ties go to ``prior``.
 
-        ``start`` is when the decision began (now if not given): the budget's ``limit`` counts from it."""
+        ``start`` is when the decision began (now if not given): the budget's ``limit`` counts from it.
+        ``weight(world)``, if given, is how much each world counts in the mean."""
         b = self.budget
         now = time.perf_counter()
         deadline = now + b.seconds
@@ -98,8 +123,11 @@ class SearchPlayer:
         if len(merge_equivalent(w0, w0.legal(seat))) == 1:
             return prior if prior in moves else moves[0]  # every card is as good as any other here
         totals = dict.fromkeys(moves, 0.0)
+        seen: dict[int, list[float]] = {m: [] for m in moves}
+        weights: list[float] = []
         solver = Solver()
         n = 0
+        mass = 0.0
         w = w0
         while True:
             left = sum(h.bit_count() for h in w.hands) + len(w.stock)
@@ -125,11 +153,19 @@ class SearchPlayer:
                     break
             if len(values) < len(moves):
                 break  # the hard cap struck mid-world: this world is dropped
+            wt = 1.0 if weight is None else weight(w)
             for m, v in values.items():
-                totals[m] += v
+                totals[m] += wt * v
+            mass += wt
             n += 1
             if n >= b.max_worlds or (n >= b.min_worlds and time.perf_counter() > deadline):
                 break
+            if b.confident:
+                weights.append(wt)
+                for m, v in values.items():
+                    seen[m].append(sign * v + (PRIOR_BONUS if m == prior else 0.0))
+                if n >= CHECK_FROM and n % CHECK_EVERY == 0 and _clear(seen, weights, b.confident):
+                    break
             if time.perf_counter() > cutoff:
                 break
             w = world()
@@ -138,7 +174,7 @@ class SearchPlayer:
         # The rule player's card gets a small head start: it settles ties (common when every card reaches
         # the same score) and keeps play-out noise from overruling sound craft on thin evidence.
         return max(
-            moves, key=lambda m: (sign * totals[m] / n + (PRIOR_BONUS if m == prior else 0.0), m == prior)
+            moves, key=lambda m: (sign * totals[m] / mass + (PRIOR_BONUS if m == prior else 0.0), m == prior)
         )
 
 
@@ -162,6 +198,27 @@ class CheatPlayer(SearchPlayer):
         return _play(self.search(prior, w.copy, rng))
 
 
+def _clear(seen: dict[int, list[float]], weights: list[float], z: float) -> bool:
+    """Whether the card with the best weighted mean in ``seen`` (per card, its worth in each world) leads
+    every other by more than ``z`` standard errors of the weighted per-world differences."""
+    mass = sum(weights)
+    if mass <= 0.0:
+        return False
+    n_eff = mass * mass / sum(x * x for x in weights)
+    means = {m: sum(x * v for x, v in zip(weights, vs, strict=True)) / mass for m, vs in seen.items()}
+    best = max(means, key=means.__getitem__)
+    top = seen[best]
+    for m, vs in seen.items():
+        if m == best:
+            continue
+        d = [a - c for a, c in zip(top, vs, strict=True)]
+        mean = means[best] - means[m]
+        var = sum(x * (y - mean) ** 2 for x, y in zip(weights, d, strict=True)) / mass
+        if mean - z * math.sqrt(var / n_eff) <= 0.0 and not (var == 0.0 and mean == 0.0):
+            return False
+    return True
+
+
 def _finish_trick(w: World, careless: tuple[int, float] | None) -> None:
     """Play the rest of ``w``'s current trick by the rule player's trick policy."""
     out: list[int] = []
@@ -175,6 +232,11 @@ def _finish_trick(w: World, careless: tuple[int, float] | None) -> None:
 def _play(b: int) -> Action:
     return Play(ALL_CARDS[b.bit_length() - 1])
 
+
+#: How often (in worlds) a search with ``Budget.confident`` checks whether its choice is already clear.
+CHECK_EVERY = 8
+#: Worlds seen before the first such check: fewer give too rough a standard error.
+CHECK_FROM = 24
 
 #: Penalty points per deal by which the rule player's card is preferred (see :meth:`SearchPlayer.search`).
 PRIOR_BONUS = 0.3
@@ -191,6 +253,8 @@ HARD = Budget(
     policy_trick=True,
     limit=0.85,
     policy_rollouts=True,
+    weigh=(0.5, 0.8),
+    confident=3.0,
 )
 CHEAT = Budget(seconds=0.3, min_worlds=1, max_worlds=1000, rollouts=1, solve_at=20)
 

@@ -1,0 +1,80 @@
+"""How likely a sampled world makes the plays the seat has seen (``hard``'s world weighting).
+
+Sampling deals the unseen cards uniformly among the worlds that fit the voids and the seen cards; but
+people do not play at random, and what they played says more than which suits they followed. A world
+in which the partner held the ace when he threw a seven onto a trick he knew his partner would take is
+less likely than one in which he held only sevens. Following Rebstock et al. (2019), each world is
+weighted by the probability of the observed plays under a model of play: here the rule player's trick
+policy (:mod:`bot.engine.ai.trick`), softened — a play the policy would also have made costs nothing, any
+other play multiplies the world's weight by a constant below one (smaller for follows, where the policy
+is a good guess, than for leads, where people differ most).
+
+The hands at each past trick are rebuilt from the world's current hands plus the cards each seat
+played since. Only tricks whose hands can be rebuilt count: classic's brag tricks (cards laid, not
+played) and draw's tricks before the stock ran out (a hand since refilled from the stock) are left out,
+as are the seat's own plays and the open hand's (played by its partner from a hand everyone sees).
+"""
+
+from __future__ import annotations
+
+from bot.engine.cards import POINTS_BY_ID
+from bot.engine.view import SeatView
+
+from .sample import brag_tricks
+from .trick import finish, lead
+from .world import N_SEATS, Static
+
+#: The observed plays, oldest trick first: per trick, its (seat, card bit) plays in order; the last
+#: may be the trick in progress.
+History = tuple[tuple[tuple[int, int], ...], ...]
+
+
+def history(view: SeatView, static: Static) -> History:
+    """The tricks of ``view`` whose hands a world's hands can be rebuilt to (see the module's notes)."""
+    skip = brag_tricks(view)
+    tricks = [tuple((s, c.bit) for s, c in tr.plays) for tr in view.tricks[skip:]]
+    if static.is_draw:
+        n_draws = (view.rules.deck_size - 4 * N_SEATS) // N_SEATS
+        tricks = tricks[n_draws:]
+    if view.trick:
+        tricks.append(tuple((s, c.bit) for s, c in view.trick))
+    return tuple(tricks)
+
+
+def likelihood(
+    s: Static, me: int, hands: list[int], tricks: History, follow_miss: float, lead_miss: float
+) -> float:
+    """The weight of a world whose hands are now ``hands``: the product, over the other seats' plays in
+    ``tricks``, of 1 where the trick policy plays that card (or one like it) and ``follow_miss`` or
+    ``lead_miss`` where it does not."""
+    hs = list(hands)
+    weight = 1.0
+    for plays in reversed(tricks):
+        for seat, b in plays:
+            hs[seat] |= b
+        order = s.orders[plays[0][0]]
+        for j, (seat, b) in enumerate(plays):
+            if seat == me or seat == s.open_seat:
+                continue
+            if j == 0:
+                m = hs[seat]
+                if m & (m - 1) == 0:
+                    continue
+                if not _alike(s, lead(s, hs, seat, m), b):
+                    weight *= lead_miss
+            else:
+                out: list[int] = []
+                finish(s, hs, list(plays[:j]), order[j:], None, out)
+                if not _alike(s, out[0], b):
+                    weight *= follow_miss
+    return weight
+
+
+def _alike(s: Static, a: int, b: int) -> bool:
+    """Whether cards ``a`` and ``b`` count as the same choice: the same card, or two plain cards of one
+    suit worth the same points (a seven for an eight)."""
+    if a == b:
+        return True
+    ia, ib = a.bit_length() - 1, b.bit_length() - 1
+    ea = s.eff[ia]
+    return ea != 0 and ea == s.eff[ib] and POINTS_BY_ID[ia] == POINTS_BY_ID[ib] and not (a | b) & s.special
