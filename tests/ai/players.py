@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from bot.engine.ai.search import HARD, Budget, CheatPlayer, SearchPlayer
+from bot.engine.ai.search import HARD, MEDIUM, Budget, CheatPlayer, SearchPlayer
 
 #: A fixed world count and no time limit make the search deterministic for a given rng.
-TINY = Budget(seconds=1e9, min_worlds=3, max_worlds=3, rollouts=1, solve_at=10, policy_rollouts=True)
+TINY = Budget(
+    seconds=1e9, min_worlds=3, max_worlds=3, rollouts=1, solve_at=10, policy_rollouts=True, weigh=MEDIUM.weigh
+)
 
 
 def tiny_medium() -> SearchPlayer:
@@ -39,7 +41,15 @@ def small_medium() -> SearchPlayer:
     """``medium``'s algorithm on a fixed 60 worlds: deterministic, and enough to see past rollout noise."""
     return SearchPlayer(
         "small-medium",
-        Budget(seconds=1e9, min_worlds=60, max_worlds=60, rollouts=1, solve_at=12, policy_rollouts=True),
+        Budget(
+            seconds=1e9,
+            min_worlds=60,
+            max_worlds=60,
+            rollouts=1,
+            solve_at=12,
+            policy_rollouts=True,
+            weigh=MEDIUM.weigh,
+        ),
     )
 
 

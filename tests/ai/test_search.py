@@ -6,7 +6,7 @@ import random
 import time
 
 from bot.engine import card
-from bot.engine.ai.search import CHECK_FROM, Budget, SearchPlayer, _clear
+from bot.engine.ai.search import Budget, SearchPlayer, _clear
 from bot.engine.ai.trick import policy_rollout
 from bot.engine.ai.world import POINT_WEIGHT, World
 from tests.ai.test_endgames import world
@@ -75,7 +75,7 @@ def test_cards_worth_the_same_in_every_world_need_no_more_worlds() -> None:
 
 
 def test_a_confident_search_stops_before_its_budget_when_one_card_is_clearly_best() -> None:
-    # The ♣6 lead catches the lone ♣Q in every world: a 10 s budget ends after CHECK_FROM worlds.
+    # The ♣6 lead catches the lone ♣Q in every world: a 10 s budget ends at the first check.
     w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
     calls = []
 
@@ -96,4 +96,4 @@ def test_a_confident_search_stops_before_its_budget_when_one_card_is_clearly_bes
         ),
     )
     assert player.search(0, worlds, random.Random(1)) == card("6C").bit
-    assert len(calls) == CHECK_FROM
+    assert len(calls) == 24

@@ -6,10 +6,13 @@ rule player's trick policy — the opponents playing at random in every second w
 enough cards are left, by the exact open-hand solver (:mod:`bot.engine.ai.solver`). Uniformly random
 play-outs judge a card by what happens when its own side then plays at random; measured against
 ``easy``, that search was no stronger than the rule player it started from. ``hard`` also finishes the
-current trick with the policy first. The card with the best mean worth in penalty points wins;
+current trick with the policy first. Each world counts by how likely it makes the plays seen
+(:mod:`bot.engine.ai.weigh`). The card with the best weighted mean worth in penalty points wins;
 near-ties go to the rule player's choice, and when every legal card is equivalent the answer is
 immediate. The search is anytime: it stops at its time budget (a minimum number of worlds is always
-seen) and, whatever that minimum, at a hard cap counted from the start of the decision.
+seen), earlier once the leading card is ahead of every other by three standard errors, and, whatever
+the minimum, at a hard cap counted from the start of the decision. Clear decisions so take a few
+dozen worlds and close ones the whole budget.
 
 Only :class:`CheatPlayer` is shown the deal: the arena hands the whole deal to a player with
 ``decide_open``, so the levels that fill seats must not have one.
@@ -69,9 +72,11 @@ class Budget:
     #: the same).
     weigh: tuple[float, float] | None = None
     #: Stop before the budget once the leading card beats every other by this many standard errors of
-    #: the paired per-world differences (checked every ``CHECK_EVERY`` worlds from ``CHECK_FROM`` on;
+    #: the paired per-world differences (checked every ``CHECK_EVERY`` worlds from ``check_from`` on;
     #: 0: never): a clear decision needs no more worlds, a close one gets the whole budget.
     confident: float = 0.0
+    #: Worlds seen before the first such check: fewer give too rough a standard error.
+    check_from: int = 24
 
 
 class SearchPlayer:
@@ -164,7 +169,7 @@ class SearchPlayer:
                 weights.append(wt)
                 for m, v in values.items():
                     seen[m].append(sign * v + (PRIOR_BONUS if m == prior else 0.0))
-                if n >= CHECK_FROM and n % CHECK_EVERY == 0 and _clear(seen, weights, b.confident):
+                if n >= b.check_from and n % CHECK_EVERY == 0 and _clear(seen, weights, b.confident):
                     break
             if time.perf_counter() > cutoff:
                 break
@@ -235,14 +240,20 @@ def _play(b: int) -> Action:
 
 #: How often (in worlds) a search with ``Budget.confident`` checks whether its choice is already clear.
 CHECK_EVERY = 8
-#: Worlds seen before the first such check: fewer give too rough a standard error.
-CHECK_FROM = 24
 
 #: Penalty points per deal by which the rule player's card is preferred (see :meth:`SearchPlayer.search`).
 PRIOR_BONUS = 0.3
 
 MEDIUM = Budget(
-    seconds=0.06, min_worlds=8, max_worlds=400, rollouts=1, solve_at=12, limit=0.085, policy_rollouts=True
+    seconds=0.07,
+    min_worlds=8,
+    max_worlds=400,
+    rollouts=1,
+    solve_at=12,
+    limit=0.085,
+    policy_rollouts=True,
+    weigh=(0.5, 0.8),
+    confident=3.0,
 )
 HARD = Budget(
     seconds=0.35,
@@ -255,19 +266,21 @@ HARD = Budget(
     policy_rollouts=True,
     weigh=(0.5, 0.8),
     confident=3.0,
+    check_from=48,
 )
 CHEAT = Budget(seconds=0.3, min_worlds=1, max_worlds=1000, rollouts=1, solve_at=20)
 
 
 def medium() -> SearchPlayer:
-    """The ``medium`` level: PIMC with policy play-outs, a ~60 ms budget (85 ms at most), the solver for the
-    last 3 tricks."""
+    """The ``medium`` level: PIMC over weighted worlds with policy play-outs, up to ~70 ms (85 ms at most,
+    less once the choice is clear), the solver for the last 3 tricks."""
     return SearchPlayer("medium", MEDIUM)
 
 
 def hard() -> SearchPlayer:
-    """The ``hard`` level: PIMC with policy play-outs, a ~0.35 s budget (0.85 s at most), policy-finished
-    tricks and the exact solver for the last four tricks."""
+    """The ``hard`` level: PIMC over weighted worlds with policy play-outs, up to ~0.35 s (0.85 s at most,
+    less once the choice is clear after 48 worlds), policy-finished tricks and the exact solver for the
+    last four tricks."""
     return SearchPlayer("hard", HARD)
 
 
