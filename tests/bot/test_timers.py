@@ -291,8 +291,11 @@ async def test_each_timer_fires_in_exactly_one_of_two_processes(
     group = driver.add_group("Козлятник", [anya])
     message = await lobby(driver, group, anya)
     await eventually(lambda: _has_kind(svc, "lobby"), "the lobby's expiry timer")
-    # Many timers of tables that no longer exist (each a no-op), all due at once, and the lobby's.
-    ghosts = {TimerId("lobby", group.id - n, None, f"g{n}").pack(): clock.time() for n in range(1, 61)}
+    # Many timers of tables that no longer exist (each a no-op), all due at once, and the lobby's. They
+    # fall due only when the clock jumps: due before it, one process could claim them and the jump
+    # (past their 60 s lease) would hand them to the other as if the first had died.
+    due = clock.time() + svc.settings.lobby_ttl + 1
+    ghosts = {TimerId("lobby", group.id - n, None, f"g{n}").pack(): due for n in range(1, 61)}
     await svc.storage.add_timers(ghosts)
     clock.advance(svc.settings.lobby_ttl + 1)
     await group.wait_until(message, lambda m: EXPIRED_LOBBY in m.content)
