@@ -1,4 +1,4 @@
-"""How likely a sampled world makes the plays the seat has seen (``hard``'s world weighting).
+"""How likely a sampled world makes the plays the seat has seen (world weighting for ``medium`` and ``hard``).
 
 Sampling deals the unseen cards uniformly among the worlds that fit the voids and the seen cards; but
 people do not play at random, and what they played says more than which suits they followed. A world
@@ -12,7 +12,7 @@ is a good guess, than for leads, where people differ most).
 The hands at each past trick are rebuilt from the world's current hands plus the cards each seat
 played since. Only tricks whose hands can be rebuilt count: classic's brag tricks (cards laid, not
 played) and draw's tricks before the stock ran out (a hand since refilled from the stock) are left out,
-as are the seat's own plays and the open hand's (played by its partner from a hand everyone sees).
+as are the seat's own plays and the open hand's (a hand everyone sees: its plays hide nothing).
 """
 
 from __future__ import annotations
