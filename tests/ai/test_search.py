@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 
 from bot.engine import card
 from bot.engine.ai.search import Budget, SearchPlayer, _clear
@@ -15,14 +16,19 @@ from tests.ai.test_endgames import world
 HANDS = {0: "6C AS 7S", 1: "QC 7H 8H", 2: "7C 8C 9C", 3: "8S 9S 9H"}
 
 
-def test_the_hard_cap_stops_the_search_mid_world() -> None:
-    w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
-    calls = []
+def counted(w: World) -> tuple[list[int], Callable[[], World]]:
+    """A world source that deals copies of ``w``, and the list that counts how many it dealt."""
+    calls: list[int] = []
 
     def worlds() -> World:
         calls.append(1)
         return w.copy()
 
+    return calls, worlds
+
+
+def test_the_hard_cap_stops_the_search_mid_world() -> None:
+    calls, worlds = counted(world(HANDS, leader=0, pts=(10, 96), won=(1, 5)))
     # The budget asks for a million worlds, but the cap has passed before the first is weighed.
     player = SearchPlayer(
         "capped", Budget(seconds=1e9, min_worlds=10**6, max_worlds=10**6, rollouts=1, solve_at=0, limit=0.5)
@@ -76,13 +82,7 @@ def test_cards_worth_the_same_in_every_world_need_no_more_worlds() -> None:
 
 def test_a_confident_search_stops_before_its_budget_when_one_card_is_clearly_best() -> None:
     # The ♣6 lead catches the lone ♣Q in every world: a 10 s budget ends at the first check.
-    w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
-    calls = []
-
-    def worlds() -> World:
-        calls.append(1)
-        return w.copy()
-
+    calls, worlds = counted(world(HANDS, leader=0, pts=(10, 96), won=(1, 5)))
     player = SearchPlayer(
         "confident",
         Budget(
