@@ -14,7 +14,7 @@ from bot.handlers.codec import Button
 from bot.handlers.hand_view import PICKABLE_MARK, PICKED_MARK
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Services, Settings
-from bot.sandbox import Driver, Emulator, SimUser, StoredMessage, running_bot
+from bot.sandbox import Driver, Emulator, SimGroup, SimUser, StoredMessage, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import MatchState, RedisStorage, Table
 from tests.bot.helpers import buttons, inject, legal_hand, start_game
@@ -79,6 +79,16 @@ async def _put_match(svc: Services, chat_id: int, state: MatchState) -> tuple[Ta
     return table, deal
 
 
+async def _at_the_give(driver: Driver, svc: Services) -> tuple[SimUser, SimGroup, Table, Deal]:
+    """Anya alone with three bot players, made seat 0 of a classic deal that waits for her give."""
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await start_game(driver, group, [anya])
+    await legal_hand(driver, svc, anya)
+    table, deal = await _put_match(svc, group.id, _exchange_give_match(0))
+    return anya, group, table, deal
+
+
 def _cards(svc: Services, hand: StoredMessage) -> dict[str, tuple[str, str]]:
     """Card code -> (label, callback data) of the tick buttons."""
     return {
@@ -111,11 +121,7 @@ def settings() -> Settings:
 async def test_the_give_is_chosen_card_by_card_and_confirmed(
     app: object, driver: Driver, svc: Services
 ) -> None:
-    anya = driver.add_user("Аня")
-    group = driver.add_group("Козлятник", [anya])
-    await start_game(driver, group, [anya])
-    await legal_hand(driver, svc, anya)
-    table, deal = await _put_match(svc, group.id, _exchange_give_match(0))
+    anya, group, table, deal = await _at_the_give(driver, svc)
     gives = [a for a in deal.legal_actions(0) if isinstance(a, ExchangeGive)]
     need = len(gives[0].cards)
     pickable = sorted({c.code for a in gives for c in a.cards})
@@ -174,11 +180,7 @@ async def test_the_give_is_chosen_card_by_card_and_confirmed(
 async def test_forged_and_stale_ticks_get_the_usual_alerts(
     app: object, driver: Driver, svc: Services
 ) -> None:
-    anya = driver.add_user("Аня")
-    group = driver.add_group("Козлятник", [anya])
-    await start_game(driver, group, [anya])
-    await legal_hand(driver, svc, anya)
-    table, deal = await _put_match(svc, group.id, _exchange_give_match(0))
+    anya, group, table, deal = await _at_the_give(driver, svc)
     assert table.match is not None
     trump = next(c for c in deal.hand(0) if deal.tables is not None and deal.tables.is_trump(c))
     plain = next(c for c in deal.hand(0) if deal.tables is not None and not deal.tables.is_trump(c))

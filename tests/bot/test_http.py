@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from aiohttp import web
@@ -16,6 +17,8 @@ from telegram.error import BadRequest, NetworkError, TimedOut
 
 from bot.aiohttp_request import AiohttpRequest
 from bot.sandbox import Driver, Emulator
+
+Handler = Callable[[web.Request], Awaitable[web.Response]]
 
 
 def _png() -> bytes:
@@ -41,14 +44,9 @@ async def test_calls_and_uploads_reach_the_api(emulator: Emulator, driver: Drive
     assert driver.world.files[second.photo_file_id].data == photo
 
 
-@pytest.fixture
-async def slow_api() -> AsyncIterator[str]:
-    """A server that answers every call after 2 s: the base URL of a bot API that is too slow."""
-
-    async def answer(request: web.Request) -> web.Response:
-        await asyncio.sleep(2.0)
-        return web.json_response({"ok": True, "result": True})
-
+@contextlib.asynccontextmanager
+async def serving(answer: Handler) -> AsyncIterator[str]:
+    """A local server answering every path with ``answer``: its bot API base URL while it runs."""
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", answer)
     runner = web.AppRunner(app, shutdown_timeout=0.1)
@@ -60,6 +58,18 @@ async def slow_api() -> AsyncIterator[str]:
         yield f"http://127.0.0.1:{port}/bot"
     finally:
         await runner.cleanup()
+
+
+@pytest.fixture
+async def slow_api() -> AsyncIterator[str]:
+    """A server that answers every call after 2 s: the base URL of a bot API that is too slow."""
+
+    async def answer(request: web.Request) -> web.Response:
+        await asyncio.sleep(2.0)
+        return web.json_response({"ok": True, "result": True})
+
+    async with serving(answer) as url:
+        yield url
 
 
 async def test_a_slow_answer_is_a_timeout(slow_api: str) -> None:
@@ -120,22 +130,15 @@ async def test_parameters_go_as_a_json_body_of_form_strings() -> None:
         seen.append((request.content_type, json.loads(await request.read())))
         return web.json_response({"ok": True, "result": True})
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", answer)
-    runner = web.AppRunner(app, shutdown_timeout=0.1)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     request = AiohttpRequest()
     await request.initialize()
     try:
-        bot = Bot("1:x", base_url=f"http://127.0.0.1:{port}/bot", request=request)
-        markup = InlineKeyboardMarkup([[InlineKeyboardButton("♣Д", callback_data="d1")]])
-        await bot.edit_message_text("<b>привет</b>", chat_id=7, message_id=3, reply_markup=markup)
+        async with serving(answer) as url:
+            bot = Bot("1:x", base_url=url, request=request)
+            markup = InlineKeyboardMarkup([[InlineKeyboardButton("♣Д", callback_data="d1")]])
+            await bot.edit_message_text("<b>привет</b>", chat_id=7, message_id=3, reply_markup=markup)
     finally:
         await request.shutdown()
-        await runner.cleanup()
     (content_type, body), = seen
     assert content_type == "application/json"
     assert body["text"] == "<b>привет</b>" and body["chat_id"] == "7" and body["message_id"] == "3"

@@ -8,35 +8,26 @@ a :class:`FakeClock` the test moves, as in tests/bot/test_timers.py.
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
 from bot.engine import ExchangeGive
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
+from bot.handlers.services import Services
 from bot.handlers.timers import TimerId, held_until
 from bot.sandbox import Driver
 from bot.sandbox.clock import FakeClock
 from bot.storage import MatchState, Table
 from bot.storage.models import Picking
-from tests.bot.helpers import legal_hand, start_game, table_of
-from tests.bot.test_exchange import _asks_to_give, _cards, _exchange_give_match, _put_match, _ticked
+from tests.bot import test_timers
+from tests.bot.helpers import table_of
+from tests.bot.test_exchange import _asks_to_give, _at_the_give, _cards, _ticked
 from tests.bot.test_timers import AWAY, TIMED_OUT, eventually, pending
 
 REMINDER = "осталось 30 с"
 
 
-@pytest.fixture
-def clock() -> FakeClock:
-    """The time every timer of the test runs by; it moves only when the test says so."""
-    return FakeClock(start=time.time())
-
-
-@pytest.fixture
-def settings(clock: FakeClock) -> Settings:
-    """Bots move at once, nothing is paced, timers are checked every 20 ms against the fake clock."""
-    return Settings(bot_delay=0.0, limits=Limits.off(), clock=clock.time, timer_interval=0.02)
+# The fake clock the timers run by, and the bot's settings on it, as in the timer tests.
+clock, settings = test_timers.clock, test_timers.settings
 
 
 async def _due(svc: Services, member: str, when: float) -> None:
@@ -51,11 +42,7 @@ async def _due(svc: Services, member: str, when: float) -> None:
 async def test_ticking_the_give_holds_off_the_reminder_and_the_timeout(
     app: object, driver: Driver, svc: Services, clock: FakeClock
 ) -> None:
-    anya = driver.add_user("Аня")
-    group = driver.add_group("Козлятник", [anya])
-    await start_game(driver, group, [anya])
-    await legal_hand(driver, svc, anya)
-    table, deal = await _put_match(svc, group.id, _exchange_give_match(0))
+    anya, group, table, deal = await _at_the_give(driver, svc)
     assert table.match is not None
     gives = [a for a in deal.legal_actions(0) if isinstance(a, ExchangeGive)]
     turn = (group.id, None, table.table_id, table.match.deal_seq, len(deal.moves), 0)
