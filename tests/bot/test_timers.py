@@ -174,16 +174,22 @@ async def test_two_timeouts_in_a_row_make_the_seat_away_until_im_back(
     await armed(svc, group, "timeout", after=away_turn)
 
 
-async def test_a_timer_of_a_turn_that_moved_on_does_nothing(
-    app: object, driver: Driver, svc: Services, clock: FakeClock
-) -> None:
+async def _one_turn_played(driver: Driver, svc: Services) -> tuple[SimGroup, TimerId, TimerId]:
+    """Anya's game after she played her first legal card: the group, that turn's timeout timer, and
+    the one armed for her next turn."""
     anya, group = await one_human_game(driver)
-    stale = await armed(svc, group, "timeout")
+    taken = await armed(svc, group, "timeout")
     hand = await legal_hand(driver, svc, anya)
     for _, button, data in buttons(svc, hand):  # her cards in order, until one is legal
         if button.payload.startswith("A") and not (await anya.tap(hand, data=data)).show_alert:
             break
-    fresh = await armed(svc, group, "timeout", after=stale)
+    return group, taken, await armed(svc, group, "timeout", after=taken)
+
+
+async def test_a_timer_of_a_turn_that_moved_on_does_nothing(
+    app: object, driver: Driver, svc: Services, clock: FakeClock
+) -> None:
+    group, stale, fresh = await _one_turn_played(driver, svc)
     await driver.settle()
     await svc.presenter.idle()
     before = await table_of(svc, group)
@@ -199,14 +205,8 @@ async def test_a_timer_of_a_turn_that_moved_on_does_nothing(
 async def test_the_timers_of_a_decision_taken_are_dropped_when_the_next_turn_is_armed(
     app: object, driver: Driver, svc: Services, clock: FakeClock
 ) -> None:
-    anya, group = await one_human_game(driver)
-    taken = await armed(svc, group, "timeout")
-    hand = await legal_hand(driver, svc, anya)
-    for _, button, data in buttons(svc, hand):  # her cards in order, until one is legal
-        if button.payload.startswith("A") and not (await anya.tap(hand, data=data)).show_alert:
-            break
-    # Three bot players moved in between: her next turn's timers replace her last turn's.
-    fresh = await armed(svc, group, "timeout", after=taken)
+    # Three bot players move after her: her next turn's timers replace her last turn's.
+    _, _, fresh = await _one_turn_played(driver, svc)
     await svc.timers.idle()
     turn_timers = {m for m in await pending(svc) if m.startswith(("remind|", "timeout|", "away|"))}
     remind = TimerId("remind", *fresh.key, fresh.table_id, fresh.deal_seq, fresh.moves, fresh.seat)
