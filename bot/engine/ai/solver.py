@@ -4,16 +4,21 @@ Values are small integers (what the deal is worth to pair A), so a plain alpha-b
 like a null-window search at the few scoring thresholds (61, 31, 1 card points, the caught queen).
 A transposition table at trick boundaries, equivalent-card merging and "win the trick first" move
 ordering keep the last four tricks within milliseconds per world.
+
+The search does not go through :class:`~bot.engine.ai.world.World`: it plays on the bare masks —
+one list of hands changed and restored in place, the trick on a stack, points and tricks won as
+arguments — so a node costs no copy. Which cards of a hand are equivalent is worked out once per trick
+(the cards still in play do not change within one), not once per node.
 """
 
 from __future__ import annotations
 
 from bot.engine.cards import POINTS_BY_ID
 
-from .world import PAIR_OF, QC_BIT, World, bits_of
+from .world import N_SEATS, PAIR_OF, QC_BIT, Static, World, bits_of
 
 _INF = 1 << 20
-Key = tuple[int, int, int, int, int, int, bool, bool, bool]
+Key = tuple[int, int, int, int, int, int, bool, bool, bool, tuple[int, ...]]
 
 
 class Solver:
@@ -22,10 +27,36 @@ class Solver:
     def __init__(self) -> None:
         self.tt: dict[Key, tuple[int, int]] = {}
         self.nodes = 0
+        self._s: Static | None = None
+        self._runs: tuple[tuple[int, ...], ...] = ()
+        self._special = QC_BIT
+        #: Card points in the deal: those taken plus those in play when :meth:`value` was called.
+        self._total = 0
 
     def value(self, w: World) -> int:
         """The exact worth of ``w`` to pair A with best play by both pairs."""
-        return self._search(w, -_INF, _INF)
+        if w.over:
+            return w.value0()
+        s = self._bind(w.s)
+        hands = w.hands.copy()
+        stock = tuple(w.stock)
+        trick = list(w.trick)
+        in_play = hands[0] | hands[1] | hands[2] | hands[3]
+        for b in stock:
+            in_play |= b
+        win_seat, win_p = -1, -2
+        if trick:
+            for _, b in trick:
+                in_play |= b
+            win_seat, win_p = w.trick_winner()
+        red = self._redundant(hands, in_play)
+        p0, p1 = w.pts
+        w0, w1 = w.won
+        self._total = p0 + p1 + sum(POINTS_BY_ID[b.bit_length() - 1] for b in bits_of(in_play))
+        return self._search(
+            s, hands, w.leader, trick, red, win_seat, win_p, p0, p1, w0, w1, w.restricted, w.first, stock,
+            -_INF, _INF,
+        )  # fmt: skip
 
     def move_values(self, w: World) -> dict[int, int]:
         """The exact worth to pair A of each legal card for the seat to act (by card bit)."""
@@ -36,14 +67,73 @@ class Solver:
             out[b] = self.value(w2)
         return out
 
-    def _search(self, w: World, alpha: int, beta: int) -> int:
+    def _bind(self, s: Static) -> Static:
+        """Work out the tables for ``s`` once: each effective suit's cards, weakest first."""
+        if self._s is not s:
+            self.tt.clear()  # another deal, another card order: its positions are not this one's
+            power = s.tables.power
+            self._runs = tuple(
+                tuple(sorted(bits_of(m), key=lambda b: power[b.bit_length() - 1])) for m in s.suit_masks
+            )
+            self._special = s.special | QC_BIT
+            self._s = s
+        return s
+
+    def _redundant(self, hands: list[int], in_play: int) -> list[int]:
+        """Per seat, the cards equivalent to the next weaker card in play, which is in the same hand:
+        same effective suit, same points, neither the ♣Q nor the шмон. Playing either gives the same
+        value, so only the weakest of each run is searched (:func:`merge_equivalent`'s runs)."""
+        special = self._special
+        red = [0, 0, 0, 0]
+        for run in self._runs:
+            prev = 0
+            prev_pts = -1
+            for b in run:
+                if not b & in_play:
+                    continue
+                pts = POINTS_BY_ID[b.bit_length() - 1]
+                if prev and pts == prev_pts and not (b | prev) & special:
+                    for seat in range(N_SEATS):
+                        h = hands[seat]
+                        if h & b and h & prev:
+                            red[seat] |= b
+                            break
+                prev, prev_pts = b, pts
+        return red
+
+    def _search(
+        self,
+        s: Static,
+        hands: list[int],
+        leader: int,
+        trick: list[tuple[int, int]],
+        red: list[int] | None,
+        win_seat: int,
+        win_p: int,
+        p0: int,
+        p1: int,
+        w0: int,
+        w1: int,
+        restricted: bool,
+        first: int,
+        stock: tuple[int, ...],
+        alpha: int,
+        beta: int,
+    ) -> int:
         self.nodes += 1
-        if w.over:
-            return w.value0()
+        k = len(trick)
+        seat = s.orders[leader][k]
+        hand = hands[seat]
         key: Key | None = None
-        if not w.trick:
-            h = w.hands
-            key = (h[0], h[1], h[2], h[3], w.leader, w.pts[0], w.won[0] > 0, w.won[1] > 0, w.restricted)
+        if k == 0:
+            lo, hi = self._bounds(s, hands, p0, p1, w0, w1, stock)
+            if lo == hi or hi <= alpha:
+                return hi
+            if lo >= beta:
+                return lo
+            if not stock and hand.bit_count() == 1:
+                return self._last_trick(s, hands, leader, p0, p1, w0, w1)
+            key = (hands[0], hands[1], hands[2], hands[3], leader, p0, w0 > 0, w1 > 0, restricted, stock)
             hit = self.tt.get(key)
             if hit is not None:
                 lo, hi = hit
@@ -53,25 +143,97 @@ class Solver:
                     return hi
                 if lo == hi:
                     return lo
-                alpha, beta = max(alpha, lo), min(beta, hi)
+                if lo > alpha:
+                    alpha = lo
+                if hi < beta:
+                    beta = hi
+            if red is None:
+                in_play = hands[0] | hands[1] | hands[2] | hands[3]
+                for b in stock:
+                    in_play |= b
+                red = self._redundant(hands, in_play)
+            if first:
+                legal = first & hand or hand
+            elif restricted:
+                legal = hand & ~s.tm or hand
+            else:
+                legal = hand
+            moves = bits_of(legal & ~red[seat] or legal)
+            if len(moves) > 1:
+                power = s.tables.power
+                moves.sort(key=lambda b: -power[b.bit_length() - 1])
+            led_eff = -1
+        else:
+            led_eff = s.eff[trick[0][1].bit_length() - 1]
+            if seat == s.open_seat and not hand & s.tm:
+                legal = hand
+            else:
+                legal = hand & s.suit_masks[led_eff]
+                if legal:
+                    if led_eff == 0 and s.matadors:
+                        led = trick[0][1]
+                        if led & s.mat_mask and not legal & ~s.higher[led.bit_length() - 1]:
+                            legal = hand
+                elif s.must_trump:
+                    legal = hand & s.tm or hand
+                else:
+                    legal = hand
+            assert red is not None  # worked out when the trick began
+            moves = bits_of(legal & ~red[seat] or legal)
+            if len(moves) > 1:
+                strength = s.by_led[led_eff]
+                if PAIR_OF[win_seat] == PAIR_OF[seat]:
+                    moves.sort(
+                        key=lambda b: -POINTS_BY_ID[b.bit_length() - 1]
+                    )  # partner winning: give points
+                else:
+                    is_open = seat == s.open_seat
+
+                    def order(b: int) -> tuple[int, int]:
+                        cid = b.bit_length() - 1
+                        if strength[cid] > win_p and not is_open:
+                            return (0, strength[cid])  # win as cheaply as possible
+                        return (1, POINTS_BY_ID[cid])  # else throw the fewest points
+
+                    moves.sort(key=order)
         a0, b0 = alpha, beta
-        seat = w.to_act()
         maximize = PAIR_OF[seat] == 0
         best = -_INF if maximize else _INF
-        for b in _ordered(w, seat):
-            w2 = w.copy()
-            w2.play(b)
-            v = self._search(w2, alpha, beta)
+        special = s.special
+        for b in moves:
+            # Play b.
+            if k == 0:
+                led_eff = s.eff[b.bit_length() - 1]
+            v: int | None = None
+            if b & special and k:
+                for s1, b1 in trick:
+                    if b1 & special and PAIR_OF[s1] != PAIR_OF[seat]:
+                        queen_pair = PAIR_OF[seat] if b == QC_BIT else PAIR_OF[s1]
+                        v = s.value0(p0, p1, w0, w1, queen_pair)
+                        break
+            if v is None:
+                p = -1 if seat == s.open_seat else s.by_led[led_eff][b.bit_length() - 1]
+                ws, wp = (seat, p) if p > win_p else (win_seat, win_p)
+                hands[seat] = hand ^ b
+                trick.append((seat, b))
+                if k < N_SEATS - 1:
+                    v = self._search(
+                        s, hands, leader, trick, red, ws, wp, p0, p1, w0, w1, restricted, first, stock,
+                        alpha, beta,
+                    )  # fmt: skip
+                else:
+                    v = self._after_trick(s, hands, leader, trick, ws, p0, p1, w0, w1, stock, alpha, beta)
+                trick.pop()
+                hands[seat] = hand
             if maximize:
                 if v > best:
                     best = v
                     if v > alpha:
                         alpha = v
-            else:
-                if v < best:
-                    best = v
-                    if v < beta:
-                        beta = v
+            elif v < best:
+                best = v
+                if v < beta:
+                    beta = v
             if alpha >= beta:
                 break
         if key is not None:
@@ -85,31 +247,111 @@ class Solver:
             self.tt[key] = (lo, hi)
         return best
 
+    def _bounds(
+        self, s: Static, hands: list[int], p0: int, p1: int, w0: int, w1: int, stock: tuple[int, ...]
+    ) -> tuple[int, int]:
+        """Bounds on the value at a trick boundary: pair A taking every trick left, pair B taking them,
+        and the ♣Q caught if it still can be (the worth rises with pair A's card points and tricks)."""
+        rem = self._total - p0 - p1
+        a = s.value0(p0 + rem, p1, w0 + 1, w1, None)
+        b = s.value0(p0, p1 + rem, w0, w1 + 1, None)
+        lo, hi = (a, b) if a < b else (b, a)
+        top = s.top_bit
+        if top != QC_BIT:
+            qc_seat = top_seat = -1
+            for seat in range(N_SEATS):
+                h = hands[seat]
+                if h & QC_BIT:
+                    qc_seat = seat
+                if h & top:
+                    top_seat = seat
+            caught: tuple[int, ...] = ()
+            if qc_seat >= 0 and top_seat >= 0:
+                if PAIR_OF[qc_seat] != PAIR_OF[top_seat]:
+                    caught = (PAIR_OF[qc_seat],)
+            elif stock and (qc_seat >= 0 or QC_BIT in stock) and (top_seat >= 0 or top in stock):
+                caught = (0, 1)
+            for q in caught:
+                v = s.value0(p0, p1, w0, w1, q)
+                if v < lo:
+                    lo = v
+                elif v > hi:
+                    hi = v
+        return lo, hi
 
-def _ordered(w: World, seat: int) -> list[int]:
-    """Legal cards with equivalent ones merged, the likeliest best first."""
-    s = w.s
-    legal = w.legal(seat)
-    cards = merge_equivalent(w, legal)
-    if len(cards) == 1:
-        return cards
-    if not w.trick:
-        # Leading: strong cards first (they usually decide the trick), then the rest.
-        power = s.tables.power
-        return sorted(cards, key=lambda b: -power[b.bit_length() - 1])
-    win_seat, win_p = w.trick_winner()
-    strength = s.by_led[w.led_eff]
-    mine = PAIR_OF[win_seat] == PAIR_OF[seat]
+    def _last_trick(
+        self, s: Static, hands: list[int], leader: int, p0: int, p1: int, w0: int, w1: int
+    ) -> int:
+        """The value when every hand holds one card: the last trick plays itself."""
+        order = s.orders[leader]
+        led = hands[leader]
+        strength = s.by_led[s.eff[led.bit_length() - 1]]
+        special = s.special
+        best_seat, best_p, tp = -1, -2, 0
+        special_seat = -1  # who played the ♣Q or the шмон first, if anyone has yet
+        for seat in order:
+            b = hands[seat]
+            if b & special:
+                if special_seat >= 0 and PAIR_OF[special_seat] != PAIR_OF[seat]:
+                    caught = PAIR_OF[seat] if b == QC_BIT else PAIR_OF[special_seat]
+                    return s.value0(p0, p1, w0, w1, caught)
+                special_seat = seat
+            cid = b.bit_length() - 1
+            tp += POINTS_BY_ID[cid]
+            p = -1 if seat == s.open_seat else strength[cid]
+            if p > best_p:
+                best_seat, best_p = seat, p
+        if PAIR_OF[best_seat] == 0:
+            return s.value0(p0 + tp, p1, w0 + 1, w1, None)
+        return s.value0(p0, p1 + tp, w0, w1 + 1, None)
 
-    def key(b: int) -> tuple[int, int]:
-        cid = b.bit_length() - 1
-        wins = strength[cid] > win_p and seat != s.open_seat
-        pts = POINTS_BY_ID[cid]
-        if mine:
-            return (0, -pts)  # partner winning: give points first
-        return (0 if wins else 1, strength[cid] if wins else pts)
-
-    return sorted(cards, key=key)
+    def _after_trick(
+        self,
+        s: Static,
+        hands: list[int],
+        leader: int,
+        trick: list[tuple[int, int]],
+        winner: int,
+        p0: int,
+        p1: int,
+        w0: int,
+        w1: int,
+        stock: tuple[int, ...],
+        alpha: int,
+        beta: int,
+    ) -> int:
+        """The trick in ``trick`` is complete: score it, draw from the stock, and search on."""
+        tp = 0
+        for _, b in trick:
+            tp += POINTS_BY_ID[b.bit_length() - 1]
+        if PAIR_OF[winner] == 0:
+            p0 += tp
+            w0 += 1
+        else:
+            p1 += tp
+            w1 += 1
+        nh = hands
+        if stock:
+            nh = hands.copy()
+            n = min(N_SEATS, len(stock))
+            for j in range(n):
+                nh[(winner + j) % N_SEATS] |= stock[j]
+            stock = stock[n:]
+        if not (nh[0] | nh[1] | nh[2] | nh[3]):
+            return s.value0(p0, p1, w0, w1, None)
+        restricted = False
+        if s.is_draw:
+            restricted = PAIR_OF[winner] == PAIR_OF[leader]
+            if restricted:
+                partner = (winner + 2) % N_SEATS
+                mine, theirs = nh[winner], nh[partner]
+                if mine.bit_count() == 1 and theirs.bit_count() == 1 and mine & s.tm and not theirs & s.tm:
+                    if nh is hands:
+                        nh = hands.copy()
+                    nh[winner], nh[partner] = theirs, mine
+        return self._search(
+            s, nh, winner, [], None, -1, -2, p0, p1, w0, w1, restricted, 0, stock, alpha, beta
+        )
 
 
 def merge_equivalent(w: World, legal: int) -> list[int]:
