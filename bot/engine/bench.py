@@ -9,6 +9,7 @@ declare and swap go through :meth:`Deal.apply`); ``api_deals_per_s`` takes every
 every card through :meth:`Deal.apply` and :meth:`Deal.play`, which validate and record each move.
 Figures are the median of ``--runs`` runs on one core, timed in this process's CPU time (the same as
 wall time on an idle machine; on a shared one it is skewed less by other processes).
+``--solver LEFT`` times the search levels' open-hand solver instead (:func:`measure_solver`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ import sys
 import time
 from collections.abc import Callable
 
+from bot.engine.ai.sample import true_world
+from bot.engine.ai.solver import Solver
+from bot.engine.ai.world import World
 from bot.engine.cards import ALL_CARDS
 from bot.engine.deal import Deal, Phase
 from bot.engine.fast import REDEAL, rollout
@@ -77,6 +81,49 @@ def _api_path(rules: Rules, rng: random.Random, n: int, deal_no: int) -> int:
     return done
 
 
+def solver_positions(rules: Rules, rng: random.Random, left: int, n: int) -> list[World]:
+    """``n`` true worlds of random deals (later deals too) at the first turn with at most ``left`` cards
+    in hands and stock: every one a trick boundary or a turn within a trick, as in a search."""
+    out: list[World] = []
+    i = 0
+    while len(out) < n:
+        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
+        i += 1
+        while not deal.over:
+            seat = deal.to_act
+            assert seat is not None
+            if deal.phase is Phase.PLAY and sum(h.bit_count() for h in deal.hands) + len(deal.stock) <= left:
+                out.append(true_world(deal))
+                break
+            acts = deal.legal_actions(seat)
+            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    return out
+
+
+def measure_solver(rules: Rules, left: int, positions: int, seed: int) -> dict[str, float]:
+    """CPU milliseconds to solve every legal card of each position (a fresh solver each, as a decision
+    has), median and p95, and the solver's nodes per second over them all."""
+    rng = random.Random(seed)
+    # Each count from left - 3 to left: every turn of a trick, not only the leader's.
+    worlds = [w for k in range(4) for w in solver_positions(rules, rng, left - k, (positions + k) // 4)]
+    times = []
+    nodes = 0
+    for w in worlds:
+        solver = Solver()
+        t0 = time.process_time()
+        solver.move_values(w)
+        times.append(time.process_time() - t0)
+        nodes += solver.nodes
+    times.sort()
+    return {
+        "median_ms": round(1000 * statistics.median(times), 2),
+        "p95_ms": round(1000 * times[int(0.95 * (len(times) - 1))], 2),
+        "max_ms": round(1000 * times[-1], 2),
+        "nodes_per_s": round(nodes / sum(times)),
+        "positions": len(worlds),
+    }
+
+
 def measure(
     rules: Rules,
     path: Callable[[Rules, random.Random, int, int], int],
@@ -102,7 +149,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=3000, help="deals per run (default 3000)")
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (default 5)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--solver",
+        type=int,
+        metavar="LEFT",
+        help="instead: time the open-hand solver on positions with LEFT-3 to LEFT cards left",
+    )
+    parser.add_argument(
+        "--positions", type=int, default=200, help="solver positions per preset (default 200)"
+    )
     args = parser.parse_args(argv)
+    if args.solver:
+        for preset in dict.fromkeys(CASES[c][0] for c in args.preset or CASES):
+            figures = measure_solver(Rules.make(preset), args.solver, args.positions, args.seed)
+            print(json.dumps({"preset": preset, "solver_left": args.solver, **figures}), flush=True)
+        return 0
     for case in args.preset or CASES:
         preset, deal_no = CASES[case]
         rules = Rules.make(preset)

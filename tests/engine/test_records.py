@@ -180,3 +180,17 @@ def test_bench_cli_prints_one_json_line_per_preset() -> None:
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert [line["preset"] for line in lines] == ["classic", "classic_brag", "flip", "draw"]
     assert all(line["deals_per_s"] > 0 and line["api_deals_per_s"] > 0 for line in lines)
+
+
+def test_bench_cli_times_the_solver_per_preset() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bot.engine.bench", "--solver", "12", "--positions", "8", "--preset", "flip"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=True,
+    )
+    (line,) = [json.loads(line) for line in out.stdout.splitlines()]
+    assert line["preset"] == "flip" and line["solver_left"] == 12 and line["positions"] == 8
+    assert 0 < line["median_ms"] <= line["p95_ms"] <= line["max_ms"] and line["nodes_per_s"] > 0
