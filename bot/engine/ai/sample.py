@@ -44,6 +44,8 @@ class Knowledge:
     first: int
     #: Per unseen card (by bit): how many places (seats, the stock) may take it.
     places: dict[int, int]
+    #: Per unseen card (by bit): the places that may take it and still need cards, in order.
+    takers: dict[int, tuple[int, ...]]
 
 
 def eggs_before_of(view: SeatView) -> int:
@@ -101,6 +103,9 @@ def knowledge(view: SeatView) -> Knowledge:
         restricted=restricted,
         first=first,
         places={b: sum(1 for a in allowed if a & b) for b in bits_of(unseen)},
+        takers={
+            b: tuple(h for h in range(N_SEATS + 1) if need[h] and allowed[h] & b) for b in bits_of(unseen)
+        },
     )
 
 
@@ -161,7 +166,6 @@ def sample_world(k: Knowledge, rng: random.Random, tries: int = 30) -> World:
 def _place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], list[int]] | None:
     rnd = rng.random
     left = list(k.need)
-    allowed = k.allowed if strict else tuple(0 if n == 0 else -1 for n in k.need)
     cards = list(k.unseen)
     for i in range(len(cards) - 1, 0, -1):
         j = int(rnd() * (i + 1))
@@ -169,18 +173,26 @@ def _place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], l
     # Most constrained cards first, so a void seat's capacity is not used up by cards anyone could take.
     if strict:
         cards.sort(key=k.places.__getitem__)
+    # A card goes to one of its takers with odds by the cards each still needs (one draw per card).
+    takers = k.takers
+    anywhere = tuple(h for h in range(N_SEATS + 1) if k.need[h])
     hands = list(k.known[:N_SEATS])
     stock: list[int] = []
     for b in cards:
-        total = 0
-        for h in range(N_SEATS + 1):
-            if left[h] and allowed[h] & b:
+        places = takers[b] if strict else anywhere
+        if len(places) == 1:  # no choice, but the draw is made all the same
+            h = places[0]
+            if not left[h]:
+                return None
+            rnd()
+        else:
+            total = 0
+            for h in places:
                 total += left[h]
-        if not total:
-            return None
-        r = int(rnd() * total)
-        for h in range(N_SEATS + 1):
-            if left[h] and allowed[h] & b:
+            if not total:
+                return None
+            r = int(rnd() * total)
+            for h in places:
                 r -= left[h]
                 if r < 0:
                     break
