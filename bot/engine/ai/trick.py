@@ -13,7 +13,6 @@ The policy is a guess about people, not a rule check: it ignores the ``matadors`
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 from bot.engine.cards import POINTS_BY_ID
 
@@ -37,6 +36,7 @@ def finish(
     strength = s.by_led[e]
     suit = s.suit_masks[e]
     open_seat = s.open_seat
+    tm, sp_mask = s.tm, s.special
     ws, wp, pts = -1, -2, 0
     special: list[tuple[int, int]] = []
     for seat, b in plays:
@@ -45,28 +45,31 @@ def finish(
         if p > wp:
             ws, wp = seat, p
         pts += POINTS_BY_ID[cid]
-        if b & s.special:
+        if b & sp_mask:
             special.append((seat, b))
+    foes_after = _foes_after(rest, open_seat)
     for i, h in enumerate(rest):
         hand = hands[h]
-        m = _legal(s, h, hand, suit)
+        # The open hand need not follow once its one trump is gone.
+        open_free = h == open_seat and not hand & tm
+        m = hand if open_free else (hand & suit or (s.must_trump and hand & tm) or hand)
         pair = PAIR_OF[h]
-        later_foes = [x for x in rest[i + 1 :] if PAIR_OF[x] != pair and x != open_seat]
-        if careless is not None and pair == careless[0] and m & (m - 1):
+        if m & (m - 1) == 0:
+            b = m  # the policy's only choice too
+        elif careless is not None and pair == careless[0]:
             r = careless[1]
             careless = (careless[0], r * 7.31 % 1.0)
             ms = bits_of(m)
             b = ms[int(r * len(ms))]
         else:
-            b = _choose(s, m, h, pair, ws, wp, strength, special, later_foes, hands, suit)
+            b = _choose(s, m, h, pair, ws, wp, strength, special, foes_after[i], hands, suit)
         if out is not None:
             out.append(b)
         cid = b.bit_length() - 1
-        p = -1 if h == open_seat else strength[cid]
-        if p > wp:
-            ws, wp = h, p
+        if h != open_seat and strength[cid] > wp:
+            ws, wp = h, strength[cid]
         pts += POINTS_BY_ID[cid]
-        if b & s.special:
+        if b & sp_mask:
             special.append((h, b))
             if len(special) == 2 and PAIR_OF[special[0][0]] != PAIR_OF[h]:
                 qc_seat = special[0][0] if special[0][1] == QC_BIT else h
@@ -74,11 +77,21 @@ def finish(
     return ws, pts, -1
 
 
-def _legal(s: Static, h: int, hand: int, suit: int) -> int:
-    """The cards seat ``h`` may play into a trick led in the suit with mask ``suit``."""
-    if h == s.open_seat and not hand & s.tm:
-        return hand
-    return hand & suit or (s.must_trump and hand & s.tm) or hand
+#: Per seats still to play in a trick and open seat: for each of those seats, the opponents after him.
+_FOES_AFTER: dict[tuple[tuple[int, ...], int | None], tuple[tuple[int, ...], ...]] = {}
+
+
+def _foes_after(rest: tuple[int, ...], open_seat: int | None) -> tuple[tuple[int, ...], ...]:
+    """For each seat of ``rest``, the seats after him in ``rest`` of the other pair (the open hand left
+    out: it plays by no policy anyone fears); a few dozen keys in all, so they are kept."""
+    key = (rest, open_seat)
+    got = _FOES_AFTER.get(key)
+    if got is None:
+        got = _FOES_AFTER[key] = tuple(
+            tuple(x for x in rest[i + 1 :] if PAIR_OF[x] != PAIR_OF[h] and x != open_seat)
+            for i, h in enumerate(rest)
+        )
+    return got
 
 
 def _choose(
@@ -90,15 +103,15 @@ def _choose(
     wp: int,
     strength: tuple[int, ...],
     special: list[tuple[int, int]],
-    later_foes: list[int],
+    later_foes: tuple[int, ...],
     hands: list[int],
     suit: int,
 ) -> int:
-    """The card seat ``h`` plays from its legal cards ``m`` under the simple policy."""
+    """The card seat ``h`` plays from its legal cards ``m`` (more than one) under the simple policy."""
     top = s.top_bit
     if m & top and any(b == QC_BIT and PAIR_OF[x] != pair for x, b in special):
         return top
-    if m & QC_BIT and m != QC_BIT:
+    if m & QC_BIT:
         foe_top = any(b == top and PAIR_OF[x] != pair for x, b in special) or any(
             hands[x] & top for x in later_foes
         )
@@ -109,22 +122,36 @@ def _choose(
     if m & (m - 1) == 0:
         return m
     power = s.tables.power
-    mine = PAIR_OF[ws] == pair
-    if mine and not any(_beats(hands[x], s, strength, wp, suit) for x in later_foes):
-        return _best(m, lambda c: POINTS_BY_ID[c] * 10 - power[c])  # smear
-    if not mine and h != s.open_seat:
-        winners = [b for b in bits_of(m) if strength[b.bit_length() - 1] > wp]
-        if winners:
-            safe = [
-                b
-                for b in winners
-                if not any(
-                    _beats(hands[x], s, strength, strength[b.bit_length() - 1], suit) for x in later_foes
-                )
-            ]
-            pool = safe or winners
-            return min(pool, key=lambda b: power[b.bit_length() - 1] * 4 - POINTS_BY_ID[b.bit_length() - 1])
-    return _best(m, lambda c: -POINTS_BY_ID[c] * 10 - power[c])  # throw the cheapest
+    if PAIR_OF[ws] == pair:
+        for x in later_foes:
+            if _beats(hands[x], s, strength, wp, suit):
+                break
+        else:
+            return _richest(m, power)  # smear
+    elif h != s.open_seat:
+        # The cheapest winner (power x 4 - points, the lowest id on ties) that no foe after can beat,
+        # else the cheapest winner.
+        best_safe, safe_v, best_any, any_v = 0, 1 << 30, 0, 1 << 30
+        rest = m
+        while rest:
+            b = rest & -rest
+            rest ^= b
+            cid = b.bit_length() - 1
+            p = strength[cid]
+            if p <= wp:
+                continue
+            v = power[cid] * 4 - POINTS_BY_ID[cid]
+            if v < any_v:
+                best_any, any_v = b, v
+            if v < safe_v:
+                for x in later_foes:
+                    if _beats(hands[x], s, strength, p, suit):
+                        break
+                else:
+                    best_safe, safe_v = b, v
+        if best_any:
+            return best_safe or best_any
+    return _cheapest(m, power)  # throw the cheapest
 
 
 def _beats(hand: int, s: Static, strength: tuple[int, ...], wp: int, suit: int) -> bool:
@@ -138,12 +165,26 @@ def _beats(hand: int, s: Static, strength: tuple[int, ...], wp: int, suit: int) 
     return False
 
 
-def _best(m: int, key: Callable[[int], int]) -> int:
-    """The card of ``m`` with the highest ``key(card id)``."""
+def _cheapest(m: int, power: tuple[int, ...]) -> int:
+    """The card of ``m`` cheapest to throw: fewest points, then least power (the lowest id on ties)."""
     best, best_v = 0, -1 << 30
     while m:
         b = m & -m
-        v = key(b.bit_length() - 1)
+        cid = b.bit_length() - 1
+        v = -POINTS_BY_ID[cid] * 10 - power[cid]
+        if v > best_v:
+            best, best_v = b, v
+        m ^= b
+    return best
+
+
+def _richest(m: int, power: tuple[int, ...]) -> int:
+    """The card of ``m`` to give a partner's sure trick: most points, then least power."""
+    best, best_v = 0, -1 << 30
+    while m:
+        b = m & -m
+        cid = b.bit_length() - 1
+        v = POINTS_BY_ID[cid] * 10 - power[cid]
         if v > best_v:
             best, best_v = b, v
         m ^= b
@@ -167,9 +208,7 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
                 best, best_v = b, v
     if best:
         return best
-    rest = m & ~s.special or m
-    power = s.tables.power
-    return _best(rest, lambda c: -POINTS_BY_ID[c] * 10 - power[c])
+    return _cheapest(m & ~s.special or m, s.tables.power)
 
 
 def policy_rollout(w: World, rng: random.Random, careless: int | None = None) -> float:
