@@ -38,7 +38,7 @@ from bot.engine.view import SeatView
 from .sample import Knowledge, knowledge, sample_world
 from .solver import merge_equivalent
 from .trick import finish
-from .world import N_SEATS, PAIR_OF, QC_BIT, World, bits_of, fast_rollout
+from .world import N_SEATS, PAIR_OF, POINT_WEIGHT, QC_BIT, Static, World, bits_of
 
 
 class EasyPlayer:
@@ -118,7 +118,7 @@ class _Ctx:
         self.rng = rng
         self._worlds: list[World] | None = None
         self._draws: list[float] = []
-        self._seeds: list[int] = []
+        self._streams: list[list[float]] = []
 
     # -- facts
 
@@ -211,8 +211,15 @@ class _Ctx:
         if self._worlds is None:
             self._worlds = [sample_world(self.k, self.rng) for _ in range(LOOK_WORLDS)]
             self._draws = [self.rng.random() for _ in range(LOOK_WORLDS)]
-            # Common random numbers: every card's play-out in a world uses the same stream.
-            self._seeds = [self.rng.getrandbits(32) for _ in range(ROLL_WORLDS)]
+            # Common random numbers: every card's play-out in a world uses the same stream. A play-out
+            # draws at most one number per card left, so each stream is drawn once, here, not seeded
+            # again for every card.
+            w0 = self._worlds[0]
+            left = (w0.hands[0] | w0.hands[1] | w0.hands[2] | w0.hands[3]).bit_count() + len(w0.stock)
+            self._streams = []
+            for _ in range(ROLL_WORLDS):
+                rnd = random.Random(self.rng.getrandbits(32)).random
+                self._streams.append([rnd() for _ in range(left)])
         return self._worlds
 
     def look(self, choices: int, bonus: Callable[[int], float] | None = None) -> int:
@@ -220,31 +227,28 @@ class _Ctx:
         after what the card is worth keeping, plus ``bonus``."""
         s = self.k.static
         plays0 = [(seat, c.bit) for seat, c in self.view.trick]
-        rest = tuple(self.later)
         mine = PAIR_OF[self.me]
         worlds = self.worlds()
+        # Cards that leave the trick alike (see _trick_key) are answered alike by the seats after me.
+        ends: dict[tuple[int, int, int, int], list[tuple[int, int, int, list[int]]]] = {}
         best, best_v = 0, -1e9
         for b in merge_equivalent(worlds[0], choices):  # equal cards need weighing once
-            total = 0.0
             plays = [*plays0, (self.me, b)]
+            key = _trick_key(s, plays)
+            if key not in ends:
+                ends[key] = self.trick_ends(plays, b)
+            pts_b = POINTS_BY_ID[b.bit_length() - 1]
+            caught = _caught(s, plays)
+            total = 0.0
             roll = 0.0
-            for i, world in enumerate(worlds):
-                hs = world.hands.copy()
-                hs[self.me] ^= b
-                out: list[int] | None = [] if i < ROLL_WORLDS else None
-                careless = (1 - mine, self._draws[i]) if i % CARELESS_EVERY == 0 else None
-                ws, pts, qp = finish(s, hs, plays, rest, careless, out)
+            for i, (ws, pts, qp, out) in enumerate(ends[key]):
                 if qp >= 0:
                     total += QUEEN_VALUE if qp != mine else -QUEEN_VALUE
                 else:
-                    total += pts if PAIR_OF[ws] == mine else -pts
-                if out is not None:
-                    w = world.copy()
-                    w.play(b)
-                    for b2 in out:
-                        if not w.over:
-                            w.play(b2)
-                    roll += fast_rollout(w, random.Random(self._seeds[i]))
+                    total += pts + pts_b if PAIR_OF[ws] == mine else -(pts + pts_b)
+                if i < ROLL_WORLDS:
+                    end = (ws, pts + pts_b, qp) if caught < 0 else (-1, 0, caught)
+                    roll += play_out(worlds[i], [b, *out], end, self._streams[i])
             v = total / len(worlds) - KEEP_WEIGHT * self.keep(b)
             if ROLL_WORLDS:
                 sign = 1 if mine == 0 else -1
@@ -254,6 +258,150 @@ class _Ctx:
             if v > best_v:
                 best, best_v = b, v
         return best
+
+    def trick_ends(self, plays: list[tuple[int, int]], b: int) -> list[tuple[int, int, int, list[int]]]:
+        """Per sampled world, how the trick ``plays`` (ending in my card ``b``) ends (:func:`finish`): the
+        winning seat, the card points without ``b``'s, the pair whose ♣Q is caught and the cards played
+        after mine. The seats after me never look at my hand, so the worlds are passed as they are."""
+        s = self.k.static
+        rest = tuple(self.later)
+        pts_b = POINTS_BY_ID[b.bit_length() - 1]
+        mine = PAIR_OF[self.me]
+        ends = []
+        for i, world in enumerate(self.worlds()):
+            out: list[int] = []
+            careless = (1 - mine, self._draws[i]) if i % CARELESS_EVERY == 0 else None
+            ws, pts, qp = finish(s, world.hands, plays, rest, careless, out)
+            ends.append((ws, pts - pts_b, qp, out))
+        return ends
+
+
+def _trick_key(s: Static, plays: list[tuple[int, int]]) -> tuple[int, int, int, int]:
+    """What the seats still to play in a trick see of it (:func:`finish`): the suit led, the seat winning
+    it and his card's strength, and whether the last card is the ♣Q or the шмон (the cards before it are
+    the same for every card weighed)."""
+    e = s.eff[plays[0][1].bit_length() - 1]
+    strength = s.by_led[e]
+    ws, wp = -1, -2
+    for seat, b in plays:
+        p = -1 if seat == s.open_seat else strength[b.bit_length() - 1]
+        if p > wp:
+            ws, wp = seat, p
+    return e, ws, wp, plays[-1][1] & s.special
+
+
+def _caught(s: Static, plays: list[tuple[int, int]]) -> int:
+    """The pair whose ♣Q the last card of ``plays`` catches (-1: none), as :meth:`World.play` sees it.
+    (:func:`finish` looks for a catch only among the cards it plays.)"""
+    seat, b = plays[-1]
+    if b & s.special:
+        for s1, b1 in plays[:-1]:
+            if b1 & s.special and PAIR_OF[s1] != PAIR_OF[seat]:
+                return PAIR_OF[seat] if b == QC_BIT else PAIR_OF[s1]
+    return -1
+
+
+def play_out(w: World, rest: list[int], end: tuple[int, int, int], draws: list[float]) -> float:
+    """The worth to pair A of world ``w`` once ``rest`` ends its current trick (the cards still to come,
+    in seat order; they may stop at a caught ♣Q) and the deal is played on at random: the value of
+    :func:`~bot.engine.ai.world.fast_rollout` after ``w.play`` of each card of ``rest`` on a copy, with
+    a generator whose numbers are ``draws`` (at most one per card left). ``end`` is how that trick ends,
+    known to the caller: its winner, its card points and the pair whose ♣Q is caught in it (-1: none).
+    The rule player runs a dozen of these per card it weighs, most of its time, so they copy no world,
+    replay no trick and reseed no generator."""
+    s = w.s
+    eff, suit_masks, tm, by_led, points = s.eff, s.suit_masks, s.tm, s.by_led, POINTS_BY_ID
+    special, must_trump, is_draw = s.special, s.must_trump, s.is_draw
+    open_seat = -1 if s.open_seat is None else s.open_seat  # an int compares faster than None
+    matadors, mat_mask, higher, pair_of = s.matadors, s.mat_mask, s.higher, PAIR_OF
+    hands = w.hands.copy()
+    order = s.orders[w.leader]
+    pos = len(w.trick)
+    for b in rest:
+        hands[order[pos]] ^= b
+        pos += 1
+    best_seat, tp, queen_pair = end
+    followers = [o[1:] for o in s.orders]
+    stock = w.stock
+    n_stock = len(stock)
+    drawn = 0  # cards taken from the stock
+    pts0, pts1 = w.pts
+    won0, won1 = w.won
+    leader = w.leader
+    restricted = w.restricted
+    k = 0  # the next of ``draws``
+    while queen_pair < 0:
+        # The trick just played is scored; the next is played at random.
+        if pair_of[best_seat] == 0:
+            pts0 += tp
+            won0 += 1
+        else:
+            pts1 += tp
+            won1 += 1
+        if drawn < n_stock:
+            for j in range(min(N_SEATS, n_stock - drawn)):
+                hands[(best_seat + j) % N_SEATS] |= stock[drawn]
+                drawn += 1
+        if not (hands[0] | hands[1] | hands[2] | hands[3]):
+            break
+        if is_draw:
+            restricted = pair_of[best_seat] == pair_of[leader]
+            if restricted:
+                partner = (best_seat + 2) % N_SEATS
+                mine, theirs = hands[best_seat], hands[partner]
+                if mine.bit_count() == 1 and theirs.bit_count() == 1 and mine & tm and not theirs & tm:
+                    hands[best_seat], hands[partner] = theirs, mine
+        leader = best_seat
+        hand = hands[leader]
+        m = hand & ~tm or hand if restricted else hand
+        if m & (m - 1):
+            j = int(draws[k] * m.bit_count())
+            k += 1
+            while j:
+                m &= m - 1
+                j -= 1
+        b = m & -m
+        hands[leader] = hand ^ b
+        led_cid = b.bit_length() - 1
+        led_eff = eff[led_cid]
+        strength = by_led[led_eff]
+        led_mask = suit_masks[led_eff]
+        mat_check = matadors and led_eff == 0 and b & mat_mask
+        best_p = -1 if leader == open_seat else strength[led_cid]
+        tp = points[led_cid]
+        shown = leader if b & special else -1  # the seat that laid a ♣Q or шмон in this trick
+        for seat in followers[leader]:
+            hand = hands[seat]
+            if seat == open_seat and not hand & tm:
+                m = hand
+            else:
+                m = hand & led_mask
+                if m:
+                    if mat_check and not m & ~higher[led_cid]:
+                        m = hand
+                elif must_trump:
+                    m = hand & tm or hand
+                else:
+                    m = hand
+            if m & (m - 1):
+                j = int(draws[k] * m.bit_count())
+                k += 1
+                while j:
+                    m &= m - 1
+                    j -= 1
+            b = m & -m
+            hands[seat] = hand ^ b
+            if b & special:
+                if shown >= 0 and pair_of[shown] != pair_of[seat]:
+                    queen_pair = pair_of[seat] if b == QC_BIT else pair_of[shown]
+                    break
+                shown = seat
+            cid = b.bit_length() - 1
+            tp += points[cid]
+            if seat != open_seat and strength[cid] > best_p:
+                best_seat, best_p = seat, strength[cid]
+    value = s.value0(pts0, pts1, won0, won1, None if queen_pair < 0 else queen_pair)
+    return value + POINT_WEIGHT * (pts0 - pts1)
 
 
 # ------------------------------------------------------------------ other decisions

@@ -1,0 +1,126 @@
+"""The rule player's shortcuts give what the plain model gives: the play-out after a weighed card, the
+trick ends shared between cards, and the sampler's per-card takers."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.engine import Deal, Phase, Rules
+from bot.engine.ai.easy import _caught, _trick_key, play_out
+from bot.engine.ai.sample import STOCK, Knowledge, _place, knowledge, true_world
+from bot.engine.ai.trick import finish
+from bot.engine.ai.world import N_SEATS, World, bits_of, fast_rollout
+from bot.engine.cards import POINTS_BY_ID
+from bot.engine.view import view_for
+from tests.engine.test_properties import IDS, RULESETS
+
+
+def _reference_playout(w: World, cards: list[int], seed: int) -> float:
+    """The play-out the rule player used to run: the world copied, the trick played on, reseeded."""
+    w2 = w.copy()
+    for b in cards:
+        if not w2.over:
+            w2.play(b)
+    return fast_rollout(w2, random.Random(seed))
+
+
+@pytest.mark.parametrize("rules", RULESETS, ids=IDS)
+def test_play_out_is_the_plain_playout_after_the_trick(rules: Rules) -> None:
+    rng = random.Random(5)
+    compared = 0
+    for i in range(8):
+        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
+        while not deal.over:
+            seat = deal.to_act
+            assert seat is not None
+            acts = deal.legal_actions(seat)
+            if deal.phase is Phase.PLAY and rng.random() < 0.3:
+                w = true_world(deal)
+                s = w.s
+                hands = w.hands.copy()
+                ends: dict[tuple[int, int, int, int], tuple[int, int, int, list[int]]] = {}
+                careless = (1 - seat % 2, rng.random()) if i % 2 else None
+                for b in bits_of(w.legal(seat)):
+                    plays = [*w.trick, (seat, b)]
+                    rest = s.orders[w.leader][len(plays) :]
+                    mine_out: list[int] = []
+                    without_b = hands.copy()
+                    without_b[seat] ^= b
+                    ws, pts, qp = finish(s, without_b, plays, rest, careless, mine_out)
+                    out: list[int] = []
+                    # The seats after mine never look at my hand: the world may be passed as it is.
+                    assert finish(s, w.hands, plays, rest, careless, out) == (ws, pts, qp)
+                    assert out == mine_out
+                    # Cards that leave the trick alike get the same answers, up to their own points.
+                    key = _trick_key(s, plays)
+                    shared = (ws, pts - POINTS_BY_ID[b.bit_length() - 1], qp, out)
+                    assert ends.setdefault(key, shared) == shared
+                    caught = _caught(s, plays)
+                    end = (ws, pts, qp) if caught < 0 else (-1, 0, caught)
+                    seed = rng.getrandbits(32)
+                    gen = random.Random(seed)
+                    draws = [gen.random() for _ in range(sum(h.bit_count() for h in hands) + len(w.stock))]
+                    got = play_out(w, [b, *out], end, draws)
+                    assert got == _reference_playout(w, [b, *out], seed)
+                    assert w.hands == hands  # the world is not changed
+                    compared += 1
+            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    assert compared
+
+
+def _reference_place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], list[int]] | None:
+    """The sampler's placement as first written: every place tried for every card."""
+    rnd = rng.random
+    left = list(k.need)
+    allowed = k.allowed if strict else tuple(0 if n == 0 else -1 for n in k.need)
+    cards = list(k.unseen)
+    for i in range(len(cards) - 1, 0, -1):
+        j = int(rnd() * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
+    if strict:
+        cards.sort(key=k.places.__getitem__)
+    hands = list(k.known[:N_SEATS])
+    stock: list[int] = []
+    for b in cards:
+        total = sum(left[h] for h in range(N_SEATS + 1) if left[h] and allowed[h] & b)
+        if not total:
+            return None
+        r = int(rnd() * total)
+        for h in range(N_SEATS + 1):
+            if left[h] and allowed[h] & b:
+                r -= left[h]
+                if r < 0:
+                    break
+        left[h] -= 1
+        if h == STOCK:
+            stock.append(b)
+        else:
+            hands[h] |= b
+    for i in range(len(stock) - 1, 0, -1):
+        j = int(rnd() * (i + 1))
+        stock[i], stock[j] = stock[j], stock[i]
+    return hands, stock
+
+
+@pytest.mark.parametrize("rules", RULESETS, ids=IDS)
+def test_the_sampler_places_cards_as_first_written(rules: Rules) -> None:
+    rng = random.Random(9)
+    compared = 0
+    for i in range(6):
+        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
+        while not deal.over:
+            seat = deal.to_act
+            assert seat is not None
+            acts = deal.legal_actions(seat)
+            if deal.phase is Phase.PLAY and rng.random() < 0.3:
+                k = knowledge(view_for(deal, seat))
+                for strict in (True, False):
+                    seed = rng.getrandbits(32)
+                    a, b = random.Random(seed), random.Random(seed)
+                    assert _place(k, a, strict) == _reference_place(k, b, strict)
+                    assert a.random() == b.random()  # the same numbers drawn
+                    compared += 1
+            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    assert compared
