@@ -66,9 +66,7 @@ class Storage(Protocol):
         """Store a person's settings."""
         ...
 
-    async def claim_update(
-        self, update_id: int, *, now: float, lease: float, takeover: bool = False
-    ) -> bool:
+    async def claim_update(self, update_id: int, *, now: float, lease: float, takeover: bool = False) -> bool:
         """Take ``update_id`` for ``lease`` seconds: False if it is done or another process holds it.
 
         An update delivered twice is handled once; one whose handler died with its process (the lease

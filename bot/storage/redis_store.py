@@ -307,9 +307,7 @@ class RedisStorage:
             return model()
         return model.model_validate(raw)
 
-    async def claim_update(
-        self, update_id: int, *, now: float, lease: float, takeover: bool = False
-    ) -> bool:
+    async def claim_update(self, update_id: int, *, now: float, lease: float, takeover: bool = False) -> bool:
         """Take ``update_id`` for ``lease`` seconds, unless it is done or (without ``takeover``)
         another lease is live.
 

@@ -139,7 +139,7 @@ async def test_parameters_go_as_a_json_body_of_form_strings() -> None:
             await bot.edit_message_text("<b>привет</b>", chat_id=7, message_id=3, reply_markup=markup)
     finally:
         await request.shutdown()
-    (content_type, body), = seen
+    ((content_type, body),) = seen
     assert content_type == "application/json"
     assert body["text"] == "<b>привет</b>" and body["chat_id"] == "7" and body["message_id"] == "3"
     assert isinstance(body["reply_markup"], str)
