@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from bot.engine import Rules, Suit, cards, tables_for
-from bot.engine.ai.trick import finish
-from bot.engine.ai.world import Static
+import random
+
+import pytest
+
+from bot.engine import Deal, Phase, Rules, Suit, cards, tables_for
+from bot.engine.ai.sample import knowledge, sample_world, true_world
+from bot.engine.ai.trick import finish, lead, policy_rollout
+from bot.engine.ai.world import PAIR_OF, POINT_WEIGHT, Static, World, bits_of
 from bot.engine.cards import mask_of
+from bot.engine.view import view_for
+from tests.engine.test_properties import IDS, RULESETS
 
 RULES = Rules.make("classic")
 S = Static(RULES, tables_for(RULES, Suit.DIAMONDS))
@@ -45,3 +52,56 @@ def test_an_opponent_beats_with_the_cheapest_winning_card() -> None:
     ws, pts, _ = finish(S, hands({1: "AS TS", 2: "7S", 3: "8S"}), plays(0, "KS"), (1, 2, 3))
     assert ws == 1
     assert pts == 4 + 10
+
+
+def _reference_policy_rollout(w: World, rng: random.Random, careless: int | None = None) -> float:
+    """The policy play-out as first written: every card through :meth:`World.play` on a copy."""
+    w = w.copy()
+    s = w.s
+    rnd = rng.random
+    while not w.over:
+        if not w.trick:
+            seat = w.to_act()
+            m = w.legal(seat)
+            if PAIR_OF[seat] == careless:
+                ms = bits_of(m)
+                w.play(ms[int(rnd() * len(ms))])
+            else:
+                w.play(lead(s, w.hands, seat, m))
+            if w.over:
+                break
+        out: list[int] = []
+        rest = s.orders[w.leader][len(w.trick) :]
+        finish(s, w.hands, w.trick, rest, None if careless is None else (careless, rnd()), out)
+        for b in out:
+            if w.over:
+                break
+            w.play(b)
+    return w.value0() + POINT_WEIGHT * (w.pts[0] - w.pts[1])
+
+
+@pytest.mark.parametrize("rules", RULESETS, ids=IDS)
+def test_the_policy_playout_on_masks_is_the_playout_through_world_play(rules: Rules) -> None:
+    # Sampled worlds (as the search levels play them out) and true worlds, at trick starts and mid-trick,
+    # every careless pair: the same value, the same numbers drawn, the world not changed.
+    rng = random.Random(13)
+    compared = 0
+    for i in range(6):
+        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
+        while not deal.over:
+            seat = deal.to_act
+            assert seat is not None
+            acts = deal.legal_actions(seat)
+            if deal.phase is Phase.PLAY and rng.random() < 0.4:
+                worlds = [true_world(deal), sample_world(knowledge(view_for(deal, seat)), rng)]
+                for w in worlds:
+                    hands = w.hands.copy()
+                    for careless in (None, 0, 1):
+                        seed = rng.getrandbits(32)
+                        a, b = random.Random(seed), random.Random(seed)
+                        assert policy_rollout(w, a, careless) == _reference_policy_rollout(w, b, careless)
+                        assert a.random() == b.random()
+                        assert w.hands == hands
+                        compared += 1
+            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    assert compared > 100

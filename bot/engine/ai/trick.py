@@ -16,7 +16,7 @@ import random
 
 from bot.engine.cards import POINTS_BY_ID
 
-from .world import PAIR_OF, POINT_WEIGHT, QC_BIT, Static, World, bits_of
+from .world import N_SEATS, PAIR_OF, POINT_WEIGHT, QC_BIT, Static, World, bits_of
 
 
 def finish(
@@ -48,11 +48,12 @@ def finish(
         if b & sp_mask:
             special.append((seat, b))
     foes_after = _foes_after(rest, open_seat)
+    must_trump = s.must_trump
     for i, h in enumerate(rest):
         hand = hands[h]
         # The open hand need not follow once its one trump is gone.
         open_free = h == open_seat and not hand & tm
-        m = hand if open_free else (hand & suit or (s.must_trump and hand & tm) or hand)
+        m = hand if open_free else (hand & suit or (must_trump and hand & tm) or hand)
         pair = PAIR_OF[h]
         if m & (m - 1) == 0:
             b = m  # the policy's only choice too
@@ -194,16 +195,31 @@ def _richest(m: int, power: tuple[int, ...]) -> int:
 def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
     """The card seat ``seat`` leads from its legal cards ``m`` in an open world: the richest card nobody
     on the other side can beat (cash a sure trick), else the cheapest card, the ♣Q and the шмон kept."""
-    strength_of = s.by_led
+    strength_of, eff, suit_masks = s.by_led, s.eff, s.suit_masks
     pair = PAIR_OF[seat]
-    foes = [h for h in range(4) if PAIR_OF[h] != pair and h != s.open_seat and hands[h]]
+    open_seat, must_trump, tm = s.open_seat, s.must_trump, s.tm
+    foes = [hands[h] for h in range(4) if PAIR_OF[h] != pair and h != open_seat and hands[h]]
     best, best_v = 0, -1
-    for b in bits_of(m):
+    rest = m
+    while rest:
+        b = rest & -rest
+        rest ^= b
         cid = b.bit_length() - 1
-        e = s.eff[cid]
+        e = eff[cid]
         strength = strength_of[e]
-        if not any(_beats(hands[h], s, strength, strength[cid], s.suit_masks[e]) for h in foes):
-            v = POINTS_BY_ID[cid] * 100 + strength[cid]
+        p = strength[cid]
+        suit = suit_masks[e]
+        for hand in foes:  # _beats, inlined: this runs for every card of every lead of a play-out
+            ans = hand & suit or (must_trump and hand & tm) or hand
+            while ans:
+                a = ans & -ans
+                if strength[a.bit_length() - 1] > p:
+                    break
+                ans ^= a
+            if ans:
+                break
+        else:
+            v = POINTS_BY_ID[cid] * 100 + p
             if v > best_v:
                 best, best_v = b, v
     if best:
@@ -212,34 +228,82 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
 
 
 def policy_rollout(w: World, rng: random.Random, careless: int | None = None) -> float:
-    """Play ``w`` out (on a copy) with every seat following the rule player's trick policy
-    (:func:`finish`, :func:`lead`) — the ``careless`` pair playing uniformly random legal cards instead —
-    and return its worth to pair A, scored as :func:`~bot.engine.ai.world.rollout`."""
-    w = w.copy()
+    """Play ``w`` out with every seat following the rule player's trick policy (:func:`finish`,
+    :func:`lead`) — the ``careless`` pair playing uniformly random legal cards instead — and return its
+    worth to pair A, scored as :func:`~bot.engine.ai.world.rollout`; ``w`` is not changed.
+
+    The medium and hard levels run this thousands of times per decision, so it plays on bare masks, as
+    :func:`~bot.engine.ai.world.fast_rollout` does, rather than through :meth:`World.play` card by card:
+    :func:`finish` already says who takes each trick, with how many points, or whose ♣Q it catches, so
+    its cards only leave their hands. The same random numbers are drawn in the same order as when
+    each card went through a copy of ``w`` (``tests/ai/test_trick.py`` compares the two)."""
     s = w.s
-    rnd = rng.random
-    while not w.over:
-        if not w.trick:
-            seat = w.to_act()
-            m = w.legal(seat)
-            if PAIR_OF[seat] == careless:
-                ms = bits_of(m)
-                w.play(ms[int(rnd() * len(ms))])
-            else:
-                w.play(lead(s, w.hands, seat, m))
-            if w.over:
-                break
-        out: list[int] = []
-        finish(
-            s,
-            w.hands,
-            w.trick,
-            s.orders[w.leader][len(w.trick) :],
-            None if careless is None else (careless, rnd()),
-            out,
+    value0 = s.value0
+    if w.over:
+        return value0(w.pts[0], w.pts[1], w.won[0], w.won[1], w.queen_pair) + POINT_WEIGHT * (
+            w.pts[0] - w.pts[1]
         )
-        for b in out:
-            if w.over:
-                break
-            w.play(b)
-    return w.value0() + POINT_WEIGHT * (w.pts[0] - w.pts[1])
+    orders, tm, is_draw = s.orders, s.tm, s.is_draw
+    rnd = rng.random
+    hands = w.hands.copy()
+    stock = w.stock
+    n_stock = len(stock)
+    drawn = 0  # cards taken from the stock
+    pts0, pts1 = w.pts
+    won0, won1 = w.won
+    leader = w.leader
+    restricted = w.restricted
+    first = w.first
+    trick = w.trick
+    queen_pair = -1
+    out: list[int] = []
+    while True:
+        order = orders[leader]
+        if not trick:
+            hand = hands[leader]
+            if first:
+                m = first & hand or hand
+            elif restricted:
+                m = hand & ~tm or hand
+            else:
+                m = hand
+            if PAIR_OF[leader] == careless:
+                ms = bits_of(m)
+                b = ms[int(rnd() * len(ms))]
+            else:
+                b = lead(s, hands, leader, m)
+            hands[leader] = hand ^ b
+            trick = [(leader, b)]
+        rest = order[len(trick) :]
+        out.clear()
+        ws, tp, qp = finish(s, hands, trick, rest, None if careless is None else (careless, rnd()), out)
+        if qp >= 0:
+            queen_pair = qp
+            break
+        for seat, b in zip(rest, out, strict=True):
+            hands[seat] ^= b
+        # The trick is won: scored, the stock dealt from the winner on, the next lead his.
+        if PAIR_OF[ws] == 0:
+            pts0 += tp
+            won0 += 1
+        else:
+            pts1 += tp
+            won1 += 1
+        trick = []
+        first = 0
+        if drawn < n_stock:
+            for j in range(min(N_SEATS, n_stock - drawn)):
+                hands[(ws + j) % N_SEATS] |= stock[drawn]
+                drawn += 1
+        if not (hands[0] | hands[1] | hands[2] | hands[3]):
+            break
+        if is_draw:
+            restricted = PAIR_OF[ws] == PAIR_OF[leader]
+            if restricted:
+                partner = (ws + 2) % N_SEATS
+                mine, theirs = hands[ws], hands[partner]
+                if mine.bit_count() == 1 and theirs.bit_count() == 1 and mine & tm and not theirs & tm:
+                    hands[ws], hands[partner] = theirs, mine
+        leader = ws
+    value = value0(pts0, pts1, won0, won1, None if queen_pair < 0 else queen_pair)
+    return value + POINT_WEIGHT * (pts0 - pts1)
