@@ -23,8 +23,8 @@ from bot.handlers.services import Settings
 from bot.healthcheck import HEARTBEAT
 from bot.logs import setup_logging
 from bot.polling import serve_polling
+from bot.sandbox.records import EmulatorConfig
 from bot.sandbox.server import serve_sandbox
-from bot.sandbox.world import EmulatorConfig
 from bot.webhook import serve_webhook, stop_webhook
 
 _LOG = logging.getLogger("bot")

@@ -3,15 +3,8 @@
 from bot.sandbox.clock import Clock, FakeClock, SystemClock
 from bot.sandbox.driver import Driver, SimChat, SimGroup, SimUser, TapResult, running_bot
 from bot.sandbox.emulator import Emulator
-from bot.sandbox.world import (
-    ApiCall,
-    ApiError,
-    EmulatorConfig,
-    Fault,
-    SandboxError,
-    StoredMessage,
-    World,
-)
+from bot.sandbox.records import ApiCall, ApiError, EmulatorConfig, Fault, SandboxError, StoredMessage
+from bot.sandbox.world import World
 
 __all__ = [
     "ApiCall",

@@ -27,7 +27,8 @@ from telegram.ext import Application
 
 from bot.polling import Poller
 from bot.sandbox.emulator import Emulator
-from bot.sandbox.world import ApiCall, CallbackRecord, SandboxError, StoredMessage, UserRecord, World
+from bot.sandbox.records import ApiCall, CallbackRecord, SandboxError, StoredMessage, UserRecord
+from bot.sandbox.world import World
 
 T = TypeVar("T")
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]

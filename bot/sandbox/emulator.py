@@ -16,7 +16,8 @@ from typing import Any
 from aiohttp import web
 
 from bot.sandbox.clock import Clock
-from bot.sandbox.world import ApiError, EmulatorConfig, LateAnswer, Params, World
+from bot.sandbox.records import ApiError, EmulatorConfig, LateAnswer, Params
+from bot.sandbox.world import World
 
 _LOG = logging.getLogger(__name__)
 _CONFLICT = (

@@ -13,8 +13,8 @@ from telegram.ext import Application
 
 from bot.polling import Poller
 from bot.sandbox.emulator import Emulator
+from bot.sandbox.records import EmulatorConfig
 from bot.sandbox.web import SandboxPage, Scene, build_scene
-from bot.sandbox.world import EmulatorConfig
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 Factory = Callable[..., AnyApplication]

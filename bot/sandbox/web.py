@@ -14,7 +14,8 @@ from typing import Any
 from aiohttp import web
 
 from bot.sandbox.emulator import Emulator
-from bot.sandbox.world import SandboxError, StoredMessage, World
+from bot.sandbox.records import SandboxError, StoredMessage
+from bot.sandbox.world import World
 
 JSONDict = dict[str, Any]
 PLAYER_NAMES = ("Аня", "Борис", "Вера", "Глеб")

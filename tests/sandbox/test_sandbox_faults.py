@@ -11,7 +11,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.request import HTTPXRequest
 
 from bot.sandbox import Driver, Emulator, SandboxError
-from bot.sandbox.world import MIGRATED
+from bot.sandbox.records import MIGRATED
 from tests.sandbox.test_sandbox_limits import retry_seconds
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
