@@ -257,13 +257,14 @@ MEDIUM = Budget(
     confident=3.0,
 )
 #: ``medium`` with five times the time, checking from 48 worlds, the policy-finished trick and the
-#: solver from four tricks out.
+#: solver from five tricks out (20 cards: since the solver stopped copying worlds, it costs there what
+#: it cost at 16).
 HARD = dataclasses.replace(
     MEDIUM,
     seconds=0.35,
     min_worlds=4,
     max_worlds=2000,
-    solve_at=16,
+    solve_at=20,
     policy_trick=True,
     limit=0.85,
     check_from=48,
@@ -280,7 +281,7 @@ def medium() -> SearchPlayer:
 def hard() -> SearchPlayer:
     """The ``hard`` level: PIMC over weighted worlds with policy play-outs, up to ~0.35 s (0.85 s at most,
     less once the choice is clear after 48 worlds), policy-finished tricks and the exact solver for the
-    last four tricks."""
+    last five tricks."""
     return SearchPlayer("hard", HARD)
 
 
