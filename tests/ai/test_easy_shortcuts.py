@@ -1,5 +1,6 @@
 """The rule player's shortcuts give what the plain model gives: the play-out after a weighed card, the
-trick ends shared between cards, and the sampler's per-card takers."""
+trick ends shared between cards, the sampler's per-card takers, a lone legal card played without
+knowledge, and a deal's Static shared between its decisions."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import random
 import pytest
 
 from bot.engine import Deal, Phase, Rules
-from bot.engine.ai.easy import _caught, _trick_key, play_out
-from bot.engine.ai.sample import STOCK, Knowledge, _place, knowledge, true_world
+from bot.engine.actions import Play
+from bot.engine.ai.easy import EasyPlayer, _caught, _trick_key, choose_card, play_out
+from bot.engine.ai.sample import STOCK, Knowledge, _place, eggs_before_of, knowledge, true_world
 from bot.engine.ai.trick import finish
-from bot.engine.ai.world import N_SEATS, World, bits_of, fast_rollout
-from bot.engine.cards import POINTS_BY_ID
+from bot.engine.ai.world import N_SEATS, Static, World, bits_of, fast_rollout
+from bot.engine.cards import ALL_CARDS, POINTS_BY_ID
 from bot.engine.view import view_for
 from tests.engine.test_properties import IDS, RULESETS
 
@@ -124,3 +126,46 @@ def test_the_sampler_places_cards_as_first_written(rules: Rules) -> None:
                     compared += 1
             deal.apply(seat, acts[int(rng.random() * len(acts))])
     assert compared
+
+
+@pytest.mark.parametrize("rules", RULESETS, ids=IDS)
+def test_a_lone_legal_card_is_what_choose_card_plays_with_no_number_drawn(rules: Rules) -> None:
+    rng = random.Random(17)
+    player = EasyPlayer()
+    compared = 0
+    for i in range(6):
+        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
+        while not deal.over:
+            seat = deal.to_act
+            assert seat is not None
+            acts = deal.legal_actions(seat)
+            view = view_for(deal, seat)
+            if deal.phase is Phase.PLAY and len(view.legal) == 1:
+                seed = rng.getrandbits(32)
+                a, b = random.Random(seed), random.Random(seed)
+                bit = choose_card(view, knowledge(view), b)
+                assert player.decide(view, a) == Play(ALL_CARDS[bit.bit_length() - 1])
+                assert a.random() == b.random()
+                compared += 1
+            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    assert compared
+
+
+def test_a_deals_decisions_share_one_static_equal_to_a_fresh_one() -> None:
+    rules = Rules.make("classic")
+    deal = Deal.shuffled(rules, random.Random(3), dealer=0, deal_no=1)
+    rng = random.Random(4)
+    statics = []
+    while not deal.over:
+        seat = deal.to_act
+        assert seat is not None
+        if deal.phase is Phase.PLAY:
+            view = view_for(deal, seat)
+            statics.append(knowledge(view).static)
+        acts = deal.legal_actions(seat)
+        deal.apply(seat, acts[int(rng.random() * len(acts))])
+    assert statics and all(s is statics[0] for s in statics)
+    assert view.tables is not None
+    fresh = Static(view.rules, view.tables, eggs_before_of(view), view.open_seat)
+    for name in ("rules", "tables", "eggs_before", "open_seat", "orders", "must_trump", "matadors"):
+        assert getattr(fresh, name) == getattr(statics[0], name)

@@ -51,6 +51,10 @@ class EasyPlayer:
         if not view.legal:
             raise KozelError(f"seat {view.seat} has no decision to take")
         if view.phase is Phase.PLAY:
+            if len(view.legal) == 1 and isinstance(view.legal[0], Play):
+                # choose_card plays a lone legal card without drawing a number: its knowledge is not
+                # needed (tests/ai/test_easy_shortcuts.py checks the two agree).
+                return view.legal[0]
             mask = choose_card(view, knowledge(view), rng)
             return Play(ALL_CARDS[mask.bit_length() - 1])
         return choose_other(view)
