@@ -34,6 +34,7 @@ def finish(
     [0, 1)): nobody at a real table plays perfectly. The cards played are appended to ``out``."""
     e = s.eff[plays[0][1].bit_length() - 1]
     strength = s.by_led[e]
+    stronger = beaters(s)[e]
     suit = s.suit_masks[e]
     open_seat = s.open_seat
     tm, sp_mask = s.tm, s.special
@@ -63,7 +64,7 @@ def finish(
             ms = bits_of(m)
             b = ms[int(r * len(ms))]
         else:
-            b = _choose(s, m, h, pair, ws, wp, strength, special, foes_after[i], hands, suit)
+            b = _choose(s, m, h, pair, ws, wp, strength, stronger, special, foes_after[i], hands, suit)
         if out is not None:
             out.append(b)
         cid = b.bit_length() - 1
@@ -95,6 +96,28 @@ def _foes_after(rest: tuple[int, ...], open_seat: int | None) -> tuple[tuple[int
     return got
 
 
+#: Per :class:`Static`: per led effective suit ``e``, per strength ``p`` (from -2): the cards stronger
+#: than ``p`` in a trick led in ``e``.
+_BEATERS: dict[Static, tuple[tuple[int, ...], ...]] = {}
+
+
+def beaters(s: Static) -> tuple[tuple[int, ...], ...]:
+    """``beaters(s)[e][p + 2]``: the mask of the cards beating strength ``p`` in a trick led in ``e``.
+    Whether a foe can beat a card is then one AND with his legal answers, not a walk over his cards
+    (the policy asks it for every winner it weighs, and :func:`lead` for every card it may lead)."""
+    got = _BEATERS.get(s)
+    if got is None:
+        if len(_BEATERS) >= 64:
+            _BEATERS.clear()
+        got = _BEATERS[s] = tuple(
+            tuple(
+                sum(1 << cid for cid, q in enumerate(strength) if q > p) for p in range(-2, max(strength) + 1)
+            )
+            for strength in s.by_led
+        )
+    return got
+
+
 def _choose(
     s: Static,
     m: int,
@@ -103,6 +126,7 @@ def _choose(
     ws: int,
     wp: int,
     strength: tuple[int, ...],
+    stronger: tuple[int, ...],
     special: list[tuple[int, int]],
     later_foes: tuple[int, ...],
     hands: list[int],
@@ -123,11 +147,14 @@ def _choose(
     if m & (m - 1) == 0:
         return m
     power = s.tables.power
+    # The cards the foes after ``h`` may answer with: one of them beats a strength iff a card of these
+    # is stronger (:func:`beaters`).
+    threat = 0
+    for x in later_foes:
+        hand = hands[x]
+        threat |= hand & suit or (s.must_trump and hand & s.tm) or hand
     if PAIR_OF[ws] == pair:
-        for x in later_foes:
-            if _beats(hands[x], s, strength, wp, suit):
-                break
-        else:
+        if not threat & stronger[wp + 2]:
             return _richest(m, power)  # smear
     elif h != s.open_seat:
         # The cheapest winner (power x 4 - points, the lowest id on ties) that no foe after can beat,
@@ -144,26 +171,11 @@ def _choose(
             v = power[cid] * 4 - POINTS_BY_ID[cid]
             if v < any_v:
                 best_any, any_v = b, v
-            if v < safe_v:
-                for x in later_foes:
-                    if _beats(hands[x], s, strength, p, suit):
-                        break
-                else:
-                    best_safe, safe_v = b, v
+            if v < safe_v and not threat & stronger[p + 2]:
+                best_safe, safe_v = b, v
         if best_any:
             return best_safe or best_any
     return _cheapest(m, power)  # throw the cheapest
-
-
-def _beats(hand: int, s: Static, strength: tuple[int, ...], wp: int, suit: int) -> bool:
-    """Whether ``hand`` may legally play a card beating ``wp``."""
-    hand = hand & suit or (s.must_trump and hand & s.tm) or hand
-    while hand:
-        b = hand & -hand
-        if strength[b.bit_length() - 1] > wp:
-            return True
-        hand ^= b
-    return False
 
 
 def _cheapest(m: int, power: tuple[int, ...]) -> int:
@@ -195,10 +207,13 @@ def _richest(m: int, power: tuple[int, ...]) -> int:
 def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
     """The card seat ``seat`` leads from its legal cards ``m`` in an open world: the richest card nobody
     on the other side can beat (cash a sure trick), else the cheapest card, the ♣Q and the шмон kept."""
-    strength_of, eff, suit_masks = s.by_led, s.eff, s.suit_masks
+    strength_of, eff, suit_masks, stronger = s.by_led, s.eff, s.suit_masks, beaters(s)
     pair = PAIR_OF[seat]
     open_seat, must_trump, tm = s.open_seat, s.must_trump, s.tm
     foes = [hands[h] for h in range(4) if PAIR_OF[h] != pair and h != open_seat and hands[h]]
+    # Per led suit, the cards the foes may answer with (-1: not worked out yet): a foe beats a card iff
+    # one of these is stronger.
+    threat = [-1] * len(suit_masks)
     best, best_v = 0, -1
     rest = m
     while rest:
@@ -206,19 +221,15 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
         rest ^= b
         cid = b.bit_length() - 1
         e = eff[cid]
-        strength = strength_of[e]
-        p = strength[cid]
-        suit = suit_masks[e]
-        for hand in foes:  # _beats, inlined: this runs for every card of every lead of a play-out
-            ans = hand & suit or (must_trump and hand & tm) or hand
-            while ans:
-                a = ans & -ans
-                if strength[a.bit_length() - 1] > p:
-                    break
-                ans ^= a
-            if ans:
-                break
-        else:
+        p = strength_of[e][cid]
+        answers = threat[e]
+        if answers < 0:
+            suit = suit_masks[e]
+            answers = 0
+            for hand in foes:
+                answers |= hand & suit or (must_trump and hand & tm) or hand
+            threat[e] = answers
+        if not answers & stronger[e][p + 2]:
             v = POINTS_BY_ID[cid] * 100 + p
             if v > best_v:
                 best, best_v = b, v

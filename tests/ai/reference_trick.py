@@ -1,0 +1,216 @@
+"""The rule player's trick policy (:mod:`bot.engine.ai.trick`) as it stood before its fast paths: a
+walk over each foe's cards to see whether he can beat a card, a seat-by-seat setup per trick. The tests
+compare the fast versions against it, card for card."""
+
+from __future__ import annotations
+
+from bot.engine.ai.world import PAIR_OF, QC_BIT, Static, bits_of
+from bot.engine.cards import POINTS_BY_ID
+
+
+def finish(
+    s: Static,
+    hands: list[int],
+    plays: list[tuple[int, int]],
+    rest: tuple[int, ...],
+    careless: tuple[int, float] | None = None,
+    out: list[int] | None = None,
+) -> tuple[int, int, int]:
+    """Play out the trick ``plays`` in world ``hands`` (not changed) with the seats ``rest`` still to
+    play; the winning seat, the trick's card points and the pair whose ♣Q was caught (-1: none).
+
+    ``careless=(pair, r)`` makes that pair's seats play uniformly random legal cards (driven by ``r`` in
+    [0, 1)): nobody at a real table plays perfectly. The cards played are appended to ``out``."""
+    e = s.eff[plays[0][1].bit_length() - 1]
+    strength = s.by_led[e]
+    suit = s.suit_masks[e]
+    open_seat = s.open_seat
+    tm, sp_mask = s.tm, s.special
+    ws, wp, pts = -1, -2, 0
+    special: list[tuple[int, int]] = []
+    for seat, b in plays:
+        cid = b.bit_length() - 1
+        p = -1 if seat == open_seat else strength[cid]
+        if p > wp:
+            ws, wp = seat, p
+        pts += POINTS_BY_ID[cid]
+        if b & sp_mask:
+            special.append((seat, b))
+    foes_after = _foes_after(rest, open_seat)
+    must_trump = s.must_trump
+    for i, h in enumerate(rest):
+        hand = hands[h]
+        # The open hand need not follow once its one trump is gone.
+        open_free = h == open_seat and not hand & tm
+        m = hand if open_free else (hand & suit or (must_trump and hand & tm) or hand)
+        pair = PAIR_OF[h]
+        if m & (m - 1) == 0:
+            b = m  # the policy's only choice too
+        elif careless is not None and pair == careless[0]:
+            r = careless[1]
+            careless = (careless[0], r * 7.31 % 1.0)
+            ms = bits_of(m)
+            b = ms[int(r * len(ms))]
+        else:
+            b = _choose(s, m, h, pair, ws, wp, strength, special, foes_after[i], hands, suit)
+        if out is not None:
+            out.append(b)
+        cid = b.bit_length() - 1
+        if h != open_seat and strength[cid] > wp:
+            ws, wp = h, strength[cid]
+        pts += POINTS_BY_ID[cid]
+        if b & sp_mask:
+            special.append((h, b))
+            if len(special) == 2 and PAIR_OF[special[0][0]] != PAIR_OF[h]:
+                qc_seat = special[0][0] if special[0][1] == QC_BIT else h
+                return ws, pts, PAIR_OF[qc_seat]
+    return ws, pts, -1
+
+
+#: Per seats still to play in a trick and open seat: for each of those seats, the opponents after him.
+_FOES_AFTER: dict[tuple[tuple[int, ...], int | None], tuple[tuple[int, ...], ...]] = {}
+
+
+def _foes_after(rest: tuple[int, ...], open_seat: int | None) -> tuple[tuple[int, ...], ...]:
+    """For each seat of ``rest``, the seats after him in ``rest`` of the other pair (the open hand left
+    out: it plays by no policy anyone fears); a few dozen keys in all, so they are kept."""
+    key = (rest, open_seat)
+    got = _FOES_AFTER.get(key)
+    if got is None:
+        got = _FOES_AFTER[key] = tuple(
+            tuple(x for x in rest[i + 1 :] if PAIR_OF[x] != PAIR_OF[h] and x != open_seat)
+            for i, h in enumerate(rest)
+        )
+    return got
+
+
+def _choose(
+    s: Static,
+    m: int,
+    h: int,
+    pair: int,
+    ws: int,
+    wp: int,
+    strength: tuple[int, ...],
+    special: list[tuple[int, int]],
+    later_foes: tuple[int, ...],
+    hands: list[int],
+    suit: int,
+) -> int:
+    """The card seat ``h`` plays from its legal cards ``m`` (more than one) under the simple policy."""
+    top = s.top_bit
+    if m & top and any(b == QC_BIT and PAIR_OF[x] != pair for x, b in special):
+        return top
+    if m & QC_BIT:
+        foe_top = any(b == top and PAIR_OF[x] != pair for x, b in special) or any(
+            hands[x] & top for x in later_foes
+        )
+        if foe_top:
+            m &= ~QC_BIT
+    if m & top and m != top:
+        m &= ~top  # the шмон waits for the ♣Q unless nothing else can be played
+    if m & (m - 1) == 0:
+        return m
+    power = s.tables.power
+    if PAIR_OF[ws] == pair:
+        for x in later_foes:
+            if _beats(hands[x], s, strength, wp, suit):
+                break
+        else:
+            return _richest(m, power)  # smear
+    elif h != s.open_seat:
+        # The cheapest winner (power x 4 - points, the lowest id on ties) that no foe after can beat,
+        # else the cheapest winner.
+        best_safe, safe_v, best_any, any_v = 0, 1 << 30, 0, 1 << 30
+        rest = m
+        while rest:
+            b = rest & -rest
+            rest ^= b
+            cid = b.bit_length() - 1
+            p = strength[cid]
+            if p <= wp:
+                continue
+            v = power[cid] * 4 - POINTS_BY_ID[cid]
+            if v < any_v:
+                best_any, any_v = b, v
+            if v < safe_v:
+                for x in later_foes:
+                    if _beats(hands[x], s, strength, p, suit):
+                        break
+                else:
+                    best_safe, safe_v = b, v
+        if best_any:
+            return best_safe or best_any
+    return _cheapest(m, power)  # throw the cheapest
+
+
+def _beats(hand: int, s: Static, strength: tuple[int, ...], wp: int, suit: int) -> bool:
+    """Whether ``hand`` may legally play a card beating ``wp``."""
+    hand = hand & suit or (s.must_trump and hand & s.tm) or hand
+    while hand:
+        b = hand & -hand
+        if strength[b.bit_length() - 1] > wp:
+            return True
+        hand ^= b
+    return False
+
+
+def _cheapest(m: int, power: tuple[int, ...]) -> int:
+    """The card of ``m`` cheapest to throw: fewest points, then least power (the lowest id on ties)."""
+    best, best_v = 0, -1 << 30
+    while m:
+        b = m & -m
+        cid = b.bit_length() - 1
+        v = -POINTS_BY_ID[cid] * 10 - power[cid]
+        if v > best_v:
+            best, best_v = b, v
+        m ^= b
+    return best
+
+
+def _richest(m: int, power: tuple[int, ...]) -> int:
+    """The card of ``m`` to give a partner's sure trick: most points, then least power."""
+    best, best_v = 0, -1 << 30
+    while m:
+        b = m & -m
+        cid = b.bit_length() - 1
+        v = POINTS_BY_ID[cid] * 10 - power[cid]
+        if v > best_v:
+            best, best_v = b, v
+        m ^= b
+    return best
+
+
+def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
+    """The card seat ``seat`` leads from its legal cards ``m`` in an open world: the richest card nobody
+    on the other side can beat (cash a sure trick), else the cheapest card, the ♣Q and the шмон kept."""
+    strength_of, eff, suit_masks = s.by_led, s.eff, s.suit_masks
+    pair = PAIR_OF[seat]
+    open_seat, must_trump, tm = s.open_seat, s.must_trump, s.tm
+    foes = [hands[h] for h in range(4) if PAIR_OF[h] != pair and h != open_seat and hands[h]]
+    best, best_v = 0, -1
+    rest = m
+    while rest:
+        b = rest & -rest
+        rest ^= b
+        cid = b.bit_length() - 1
+        e = eff[cid]
+        strength = strength_of[e]
+        p = strength[cid]
+        suit = suit_masks[e]
+        for hand in foes:  # _beats, inlined: this runs for every card of every lead of a play-out
+            ans = hand & suit or (must_trump and hand & tm) or hand
+            while ans:
+                a = ans & -ans
+                if strength[a.bit_length() - 1] > p:
+                    break
+                ans ^= a
+            if ans:
+                break
+        else:
+            v = POINTS_BY_ID[cid] * 100 + p
+            if v > best_v:
+                best, best_v = b, v
+    if best:
+        return best
+    return _cheapest(m & ~s.special or m, s.tables.power)
