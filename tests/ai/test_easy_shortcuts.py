@@ -1,6 +1,6 @@
 """The rule player's shortcuts give what the plain model gives: the play-out after a weighed card, the
-trick ends shared between cards, the sampler's per-card takers, a lone legal card played without
-knowledge, and a deal's Static shared between its decisions."""
+trick ends shared between cards the later seats cannot tell apart, the sampler's per-card takers, a lone
+legal card played without knowledge, and a deal's Static shared between its decisions."""
 
 from __future__ import annotations
 
@@ -55,8 +55,14 @@ def test_play_out_is_the_plain_playout_after_the_trick(rules: Rules) -> None:
                     # The seats after mine never look at my hand: the world may be passed as it is.
                     assert finish(s, w.hands, plays, rest, careless, out) == (ws, pts, qp)
                     assert out == mine_out
-                    # Cards that leave the trick alike get the same answers, up to their own points.
-                    key = _trick_key(s, plays)
+                    # Cards the seats after mine cannot tell apart (the same suit led, winner, ♣Q or
+                    # шмон shown, and none of their cards between two winning cards) get the same
+                    # answers, up to their own points.
+                    e, winner, above, shown = _trick_key(s, plays)
+                    rest_cards = 0
+                    for h in rest:
+                        rest_cards |= hands[h]
+                    key = (e, winner, rest_cards & above, shown)
                     shared = (ws, pts - POINTS_BY_ID[b.bit_length() - 1], qp, out)
                     assert ends.setdefault(key, shared) == shared
                     caught = _caught(s, plays)

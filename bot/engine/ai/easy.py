@@ -37,7 +37,7 @@ from bot.engine.view import SeatView
 
 from .sample import Knowledge, knowledge, sample_world
 from .solver import merge_equivalent
-from .trick import finish
+from .trick import beaters, finish
 from .world import N_SEATS, PAIR_OF, POINT_WEIGHT, QC_BIT, Static, World, bits_of
 
 
@@ -123,6 +123,10 @@ class _Ctx:
         self._worlds: list[World] | None = None
         self._draws: list[float] = []
         self._streams: list[list[float]] = []
+        # Per world: the cards of the seats still to play in this trick, and the trick ends found so far
+        # by what those seats can tell apart (:func:`_trick_key`).
+        self._rest_cards: list[int] = []
+        self._ends: list[dict[tuple[int, int, int, int], tuple[int, int, int, list[int]]]] = []
 
     # -- facts
 
@@ -215,6 +219,13 @@ class _Ctx:
         if self._worlds is None:
             self._worlds = [sample_world(self.k, self.rng) for _ in range(LOOK_WORLDS)]
             self._draws = [self.rng.random() for _ in range(LOOK_WORLDS)]
+            self._rest_cards = []
+            for w in self._worlds:
+                cards = 0
+                for h in self.later:
+                    cards |= w.hands[h]
+                self._rest_cards.append(cards)
+            self._ends = [{} for _ in self._worlds]
             # Common random numbers: every card's play-out in a world uses the same stream. A play-out
             # draws at most one number per card left, so each stream is drawn once, here, not seeded
             # again for every card.
@@ -229,23 +240,17 @@ class _Ctx:
     def look(self, choices: int, bonus: Callable[[int], float] | None = None) -> int:
         """The card whose trick, averaged over sampled worlds, is worth most (in card points to my pair)
         after what the card is worth keeping, plus ``bonus``."""
-        s = self.k.static
         plays0 = [(seat, c.bit) for seat, c in self.view.trick]
         mine = PAIR_OF[self.me]
         worlds = self.worlds()
-        # Cards that leave the trick alike (see _trick_key) are answered alike by the seats after me.
-        ends: dict[tuple[int, int, int, int], list[tuple[int, int, int, list[int]]]] = {}
         best, best_v = 0, -1e9
         for b in merge_equivalent(worlds[0], choices):  # equal cards need weighing once
             plays = [*plays0, (self.me, b)]
-            key = _trick_key(s, plays)
-            if key not in ends:
-                ends[key] = self.trick_ends(plays, b)
             pts_b = POINTS_BY_ID[b.bit_length() - 1]
-            caught = _caught(s, plays)
+            caught = _caught(self.k.static, plays)
             total = 0.0
             roll = 0.0
-            for i, (ws, pts, qp, out) in enumerate(ends[key]):
+            for i, (ws, pts, qp, out) in enumerate(self.trick_ends(plays)):
                 if qp >= 0:
                     total += QUEEN_VALUE if qp != mine else -QUEEN_VALUE
                 else:
@@ -263,27 +268,37 @@ class _Ctx:
                 best, best_v = b, v
         return best
 
-    def trick_ends(self, plays: list[tuple[int, int]], b: int) -> list[tuple[int, int, int, list[int]]]:
-        """Per sampled world, how the trick ``plays`` (ending in my card ``b``) ends (:func:`finish`): the
-        winning seat, the card points without ``b``'s, the pair whose ♣Q is caught and the cards played
-        after mine. The seats after me never look at my hand, so the worlds are passed as they are."""
+    def trick_ends(self, plays: list[tuple[int, int]]) -> list[tuple[int, int, int, list[int]]]:
+        """Per sampled world, how the trick ``plays`` (ending in my card) ends (:func:`finish`): the
+        winning seat, the card points without my card's, the pair whose ♣Q is caught and the cards
+        played after mine. The seats after me never look at my hand, so the worlds are passed as they
+        are; and they answer alike two cards they cannot tell apart (:func:`_trick_key`, with the cards
+        that would beat mine narrowed to theirs), so each world plays such a trick once: a lead of the
+        ace or the ten of a suit nobody after me can beat, say."""
         s = self.k.static
         rest = tuple(self.later)
-        pts_b = POINTS_BY_ID[b.bit_length() - 1]
-        mine = PAIR_OF[self.me]
+        pts_b = POINTS_BY_ID[plays[-1][1].bit_length() - 1]
+        careless_pair = 1 - PAIR_OF[self.me]
+        e, ws, above, shown = _trick_key(s, plays)
         ends = []
         for i, world in enumerate(self.worlds()):
-            out: list[int] = []
-            careless = (1 - mine, self._draws[i]) if i % CARELESS_EVERY == 0 else None
-            ws, pts, qp = finish(s, world.hands, plays, rest, careless, out)
-            ends.append((ws, pts - pts_b, qp, out))
+            key = (e, ws, self._rest_cards[i] & above, shown)
+            end = self._ends[i].get(key)
+            if end is None:
+                out: list[int] = []
+                careless = (careless_pair, self._draws[i]) if i % CARELESS_EVERY == 0 else None
+                ws1, pts, qp = finish(s, world.hands, plays, rest, careless, out)
+                end = self._ends[i][key] = (ws1, pts - pts_b, qp, out)
+            ends.append(end)
         return ends
 
 
 def _trick_key(s: Static, plays: list[tuple[int, int]]) -> tuple[int, int, int, int]:
-    """What the seats still to play in a trick see of it (:func:`finish`): the suit led, the seat winning
-    it and his card's strength, and whether the last card is the ♣Q or the шмон (the cards before it are
-    the same for every card weighed)."""
+    """What the seats still to play in a trick see of it (:func:`finish`): the suit led, the seat
+    winning it, the cards that would beat his (:func:`beaters`) and whether the last card is the ♣Q or
+    the шмон (the cards before it are the same for every card weighed). The policy compares the
+    winning card only with their cards, so two winning cards none of theirs falls between get the
+    same answers."""
     e = s.eff[plays[0][1].bit_length() - 1]
     strength = s.by_led[e]
     ws, wp = -1, -2
@@ -291,7 +306,7 @@ def _trick_key(s: Static, plays: list[tuple[int, int]]) -> tuple[int, int, int, 
         p = -1 if seat == s.open_seat else strength[b.bit_length() - 1]
         if p > wp:
             ws, wp = seat, p
-    return e, ws, wp, plays[-1][1] & s.special
+    return e, ws, beaters(s)[e][wp + 2], plays[-1][1] & s.special
 
 
 def _caught(s: Static, plays: list[tuple[int, int]]) -> int:
