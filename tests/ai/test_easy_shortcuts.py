@@ -16,6 +16,7 @@ from bot.engine.ai.trick import finish
 from bot.engine.ai.world import N_SEATS, Static, World, bits_of, fast_rollout
 from bot.engine.cards import ALL_CARDS, POINTS_BY_ID
 from bot.engine.view import view_for
+from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
 
@@ -32,49 +33,42 @@ def _reference_playout(w: World, cards: list[int], seed: int) -> float:
 def test_play_out_is_the_plain_playout_after_the_trick(rules: Rules) -> None:
     rng = random.Random(5)
     compared = 0
-    for i in range(8):
-        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
-        while not deal.over:
-            seat = deal.to_act
-            assert seat is not None
-            acts = deal.legal_actions(seat)
-            if deal.phase is Phase.PLAY and rng.random() < 0.3:
-                w = true_world(deal)
-                s = w.s
-                hands = w.hands.copy()
-                ends: dict[tuple[int, int, int, int], tuple[int, int, int, list[int]]] = {}
-                careless = (1 - seat % 2, rng.random()) if i % 2 else None
-                for b in bits_of(w.legal(seat)):
-                    plays = [*w.trick, (seat, b)]
-                    rest = s.orders[w.leader][len(plays) :]
-                    mine_out: list[int] = []
-                    without_b = hands.copy()
-                    without_b[seat] ^= b
-                    ws, pts, qp = finish(s, without_b, plays, rest, careless, mine_out)
-                    out: list[int] = []
-                    # The seats after mine never look at my hand: the world may be passed as it is.
-                    assert finish(s, w.hands, plays, rest, careless, out) == (ws, pts, qp)
-                    assert out == mine_out
-                    # Cards the seats after mine cannot tell apart (the same suit led, winner, ♣Q or
-                    # шмон shown, and none of their cards between two winning cards) get the same
-                    # answers, up to their own points.
-                    e, winner, above, shown = _trick_key(s, plays)
-                    rest_cards = 0
-                    for h in rest:
-                        rest_cards |= hands[h]
-                    key = (e, winner, rest_cards & above, shown)
-                    shared = (ws, pts - POINTS_BY_ID[b.bit_length() - 1], qp, out)
-                    assert ends.setdefault(key, shared) == shared
-                    caught = _caught(s, plays)
-                    end = (ws, pts, qp) if caught < 0 else (-1, 0, caught)
-                    seed = rng.getrandbits(32)
-                    gen = random.Random(seed)
-                    draws = [gen.random() for _ in range(sum(h.bit_count() for h in hands) + len(w.stock))]
-                    got = play_out(w, [b, *out], end, draws)
-                    assert got == _reference_playout(w, [b, *out], seed)
-                    assert w.hands == hands  # the world is not changed
-                    compared += 1
-            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    for i, deal, seat in play_turns(rules, rng, 8, 0.3):
+        w = true_world(deal)
+        s = w.s
+        hands = w.hands.copy()
+        ends: dict[tuple[int, int, int, int], tuple[int, int, int, list[int]]] = {}
+        careless = (1 - seat % 2, rng.random()) if i % 2 else None
+        for b in bits_of(w.legal(seat)):
+            plays = [*w.trick, (seat, b)]
+            rest = s.orders[w.leader][len(plays) :]
+            mine_out: list[int] = []
+            without_b = hands.copy()
+            without_b[seat] ^= b
+            ws, pts, qp = finish(s, without_b, plays, rest, careless, mine_out)
+            out: list[int] = []
+            # The seats after mine never look at my hand: the world may be passed as it is.
+            assert finish(s, w.hands, plays, rest, careless, out) == (ws, pts, qp)
+            assert out == mine_out
+            # Cards the seats after mine cannot tell apart (the same suit led, winner, ♣Q or
+            # шмон shown, and none of their cards between two winning cards) get the same
+            # answers, up to their own points.
+            e, winner, above, shown = _trick_key(s, plays)
+            rest_cards = 0
+            for h in rest:
+                rest_cards |= hands[h]
+            key = (e, winner, rest_cards & above, shown)
+            shared = (ws, pts - POINTS_BY_ID[b.bit_length() - 1], qp, out)
+            assert ends.setdefault(key, shared) == shared
+            caught = _caught(s, plays)
+            end = (ws, pts, qp) if caught < 0 else (-1, 0, caught)
+            seed = rng.getrandbits(32)
+            gen = random.Random(seed)
+            draws = [gen.random() for _ in range(sum(h.bit_count() for h in hands) + len(w.stock))]
+            got = play_out(w, [b, *out], end, draws)
+            assert got == _reference_playout(w, [b, *out], seed)
+            assert w.hands == hands  # the world is not changed
+            compared += 1
     assert compared
 
 
@@ -116,21 +110,14 @@ def _reference_place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[li
 def test_the_sampler_places_cards_as_first_written(rules: Rules) -> None:
     rng = random.Random(9)
     compared = 0
-    for i in range(6):
-        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
-        while not deal.over:
-            seat = deal.to_act
-            assert seat is not None
-            acts = deal.legal_actions(seat)
-            if deal.phase is Phase.PLAY and rng.random() < 0.3:
-                k = knowledge(view_for(deal, seat))
-                for strict in (True, False):
-                    seed = rng.getrandbits(32)
-                    a, b = random.Random(seed), random.Random(seed)
-                    assert _place(k, a, strict) == _reference_place(k, b, strict)
-                    assert a.random() == b.random()  # the same numbers drawn
-                    compared += 1
-            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    for _, deal, seat in play_turns(rules, rng, 6, 0.3):
+        k = knowledge(view_for(deal, seat))
+        for strict in (True, False):
+            seed = rng.getrandbits(32)
+            a, b = random.Random(seed), random.Random(seed)
+            assert _place(k, a, strict) == _reference_place(k, b, strict)
+            assert a.random() == b.random()  # the same numbers drawn
+            compared += 1
     assert compared
 
 
@@ -139,21 +126,15 @@ def test_a_lone_legal_card_is_what_choose_card_plays_with_no_number_drawn(rules:
     rng = random.Random(17)
     player = EasyPlayer()
     compared = 0
-    for i in range(6):
-        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
-        while not deal.over:
-            seat = deal.to_act
-            assert seat is not None
-            acts = deal.legal_actions(seat)
-            view = view_for(deal, seat)
-            if deal.phase is Phase.PLAY and len(view.legal) == 1:
-                seed = rng.getrandbits(32)
-                a, b = random.Random(seed), random.Random(seed)
-                bit = choose_card(view, knowledge(view), b)
-                assert player.decide(view, a) == Play(ALL_CARDS[bit.bit_length() - 1])
-                assert a.random() == b.random()
-                compared += 1
-            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    for _, deal, seat in play_turns(rules, rng, 6):
+        view = view_for(deal, seat)
+        if len(view.legal) == 1:
+            seed = rng.getrandbits(32)
+            a, b = random.Random(seed), random.Random(seed)
+            bit = choose_card(view, knowledge(view), b)
+            assert player.decide(view, a) == Play(ALL_CARDS[bit.bit_length() - 1])
+            assert a.random() == b.random()
+            compared += 1
     assert compared
 
 

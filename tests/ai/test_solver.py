@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from bot.engine import Deal, Phase, Rules, Suit, cards, tables_for
-from bot.engine.ai.sample import true_world
+from bot.engine import Rules, Suit, cards, tables_for
 from bot.engine.ai.solver import Solver
 from bot.engine.ai.world import PAIR_OF, Static, World, bits_of
+from bot.engine.bench import solver_positions
 from bot.engine.cards import mask_of
 from tests.engine.test_properties import IDS, RULESETS
 
@@ -28,31 +28,13 @@ def minimax(w: World) -> int:
     return max(values) if PAIR_OF[seat] == 0 else min(values)
 
 
-def endgames(rules: Rules, rng: random.Random, count: int) -> list[World]:
-    """Worlds of random deals (later deals too: brag, exchange, open hand) with 5 to 12 cards left,
-    at a trick boundary or within a trick."""
-    out = []
-    i = 0
-    while len(out) < count:
-        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
-        i += 1
-        stop = rng.randint(5, 12)
-        while not deal.over:
-            seat = deal.to_act
-            assert seat is not None
-            if deal.phase is Phase.PLAY and sum(h.bit_count() for h in deal.hands) + len(deal.stock) <= stop:
-                out.append(true_world(deal))
-                break
-            acts = deal.legal_actions(seat)
-            deal.apply(seat, acts[int(rng.random() * len(acts))])
-    return out
-
-
 @pytest.mark.parametrize("rules", RULESETS, ids=IDS)
 def test_the_solver_agrees_with_plain_minimax(rules: Rules) -> None:
     rng = random.Random(5)
     shared = Solver()  # as in a search: one table for every world of a decision
-    for w in endgames(rules, rng, 12):
+    # Random deals' positions with 5 to 12 cards left (later deals too: brag, exchange, open hand), at
+    # trick boundaries and within tricks, as the bench times them.
+    for w in [w for left in range(5, 13) for w in solver_positions(rules, rng, left, 2)]:
         exact = minimax(w)
         assert Solver().value(w) == exact
         assert shared.value(w) == exact

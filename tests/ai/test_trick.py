@@ -6,12 +6,13 @@ import random
 
 import pytest
 
-from bot.engine import Deal, Phase, Rules, Suit, cards, tables_for
+from bot.engine import Rules, Suit, cards, tables_for
 from bot.engine.ai.sample import knowledge, sample_world, true_world
 from bot.engine.ai.trick import finish, lead, policy_rollout
 from bot.engine.ai.world import PAIR_OF, POINT_WEIGHT, Static, World, bits_of
 from bot.engine.cards import mask_of
 from bot.engine.view import view_for
+from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
 RULES = Rules.make("classic")
@@ -86,22 +87,15 @@ def test_the_policy_playout_on_masks_is_the_playout_through_world_play(rules: Ru
     # every careless pair: the same value, the same numbers drawn, the world not changed.
     rng = random.Random(13)
     compared = 0
-    for i in range(6):
-        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
-        while not deal.over:
-            seat = deal.to_act
-            assert seat is not None
-            acts = deal.legal_actions(seat)
-            if deal.phase is Phase.PLAY and rng.random() < 0.4:
-                worlds = [true_world(deal), sample_world(knowledge(view_for(deal, seat)), rng)]
-                for w in worlds:
-                    hands = w.hands.copy()
-                    for careless in (None, 0, 1):
-                        seed = rng.getrandbits(32)
-                        a, b = random.Random(seed), random.Random(seed)
-                        assert policy_rollout(w, a, careless) == _reference_policy_rollout(w, b, careless)
-                        assert a.random() == b.random()
-                        assert w.hands == hands
-                        compared += 1
-            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    for _, deal, seat in play_turns(rules, rng, 6, 0.4):
+        worlds = [true_world(deal), sample_world(knowledge(view_for(deal, seat)), rng)]
+        for w in worlds:
+            hands = w.hands.copy()
+            for careless in (None, 0, 1):
+                seed = rng.getrandbits(32)
+                a, b = random.Random(seed), random.Random(seed)
+                assert policy_rollout(w, a, careless) == _reference_policy_rollout(w, b, careless)
+                assert a.random() == b.random()
+                assert w.hands == hands
+                compared += 1
     assert compared > 100

@@ -7,12 +7,13 @@ import random
 
 import pytest
 
-from bot.engine import Deal, Phase, Rules
+from bot.engine import Deal, Rules
 from bot.engine.ai import trick
 from bot.engine.ai.sample import knowledge, sample_world, true_world
 from bot.engine.ai.world import bits_of
 from bot.engine.view import view_for
 from tests.ai import reference_trick as ref
+from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
 
@@ -30,27 +31,20 @@ def test_finish_and_lead_play_what_the_plain_policy_plays(rules: Rules) -> None:
     # finished with and without a careless pair, and the lead of a trick not yet started.
     rng = random.Random(17)
     compared = 0
-    for i in range(8):
-        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
-        while not deal.over:
-            seat = deal.to_act
-            assert seat is not None
-            acts = deal.legal_actions(seat)
-            if deal.phase is Phase.PLAY and rng.random() < 0.5:
-                for w in (true_world(deal), sample_world(knowledge(view_for(deal, seat)), rng)):
-                    s, legal = w.s, w.legal(seat)
-                    if not w.trick:
-                        assert trick.lead(s, w.hands, seat, legal) == ref.lead(s, w.hands, seat, legal)
-                    for b in bits_of(legal):
-                        plays = [*w.trick, (seat, b)]
-                        rest = s.orders[w.leader][len(plays) :]
-                        for careless in (None, (0, rng.random()), (1, rng.random())):
-                            got: list[int] = []
-                            want: list[int] = []
-                            assert trick.finish(s, w.hands, plays, rest, careless, got) == ref.finish(
-                                s, w.hands, plays, rest, careless, want
-                            )
-                            assert got == want
-                            compared += 1
-            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    for _, deal, seat in play_turns(rules, rng, 8, 0.5):
+        for w in (true_world(deal), sample_world(knowledge(view_for(deal, seat)), rng)):
+            s, legal = w.s, w.legal(seat)
+            if not w.trick:
+                assert trick.lead(s, w.hands, seat, legal) == ref.lead(s, w.hands, seat, legal)
+            for b in bits_of(legal):
+                plays = [*w.trick, (seat, b)]
+                rest = s.orders[w.leader][len(plays) :]
+                for careless in (None, (0, rng.random()), (1, rng.random())):
+                    got: list[int] = []
+                    want: list[int] = []
+                    assert trick.finish(s, w.hands, plays, rest, careless, got) == ref.finish(
+                        s, w.hands, plays, rest, careless, want
+                    )
+                    assert got == want
+                    compared += 1
     assert compared > 300

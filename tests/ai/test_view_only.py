@@ -8,9 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from bot.engine import Deal, Phase, Rules, view_for
+from bot.engine import Deal, Rules, view_for
 from bot.engine.ai.base import make_player
 from bot.engine.ai.pool import decide, decide_in_process
+from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
 LEVELS = ["random", "greedy", "easy", "tests.ai.players:tiny_medium", "tests.ai.players:tiny_hard"]
@@ -49,20 +50,13 @@ def test_decisions_do_not_depend_on_hidden_cards(rules: Rules) -> None:
     rng = random.Random(5)
     players = [make_player(n) for n in LEVELS]
     differed = 0
-    for i in range(6):
-        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 2)
-        while not deal.over:
-            seat = deal.to_act
-            assert seat is not None
-            if deal.phase is Phase.PLAY:
-                other = permuted(deal, seat, rng)
-                differed += other.hands != deal.hands
-                view, view2 = view_for(deal, seat), view_for(other, seat)
-                assert view == view2
-                for p in players:
-                    assert p.decide(view, random.Random(i)) == p.decide(view2, random.Random(i)), p.name
-            acts = deal.legal_actions(seat)
-            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    for i, deal, seat in play_turns(rules, rng, 6, deal_nos=2):
+        other = permuted(deal, seat, rng)
+        differed += other.hands != deal.hands
+        view, view2 = view_for(deal, seat), view_for(other, seat)
+        assert view == view2
+        for p in players:
+            assert p.decide(view, random.Random(i)) == p.decide(view2, random.Random(i)), p.name
     assert differed
 
 

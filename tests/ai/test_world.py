@@ -10,6 +10,7 @@ from bot.engine import Deal, Phase, Rules
 from bot.engine.ai.sample import true_world
 from bot.engine.ai.world import fast_rollout, rollout
 from bot.engine.arena import deal_value
+from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
 
@@ -47,17 +48,10 @@ def test_world_follows_the_engine_card_for_card(rules: Rules) -> None:
 def test_the_fast_playout_makes_the_same_choices_as_the_model(rules: Rules) -> None:
     rng = random.Random(7)
     compared = 0
-    for i in range(10):
-        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=1 + i % 3)
-        while not deal.over:
-            seat = deal.to_act
-            assert seat is not None
-            acts = deal.legal_actions(seat)
-            if deal.phase is Phase.PLAY and rng.random() < 0.3:
-                w = true_world(deal)
-                seed = rng.getrandbits(32)
-                assert fast_rollout(w, random.Random(seed)) == rollout(w, random.Random(seed))
-                assert w.hands == true_world(deal).hands  # the world is not changed
-                compared += 1
-            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    for _, deal, _seat in play_turns(rules, rng, 10, 0.3):
+        w = true_world(deal)
+        seed = rng.getrandbits(32)
+        assert fast_rollout(w, random.Random(seed)) == rollout(w, random.Random(seed))
+        assert w.hands == true_world(deal).hands  # the world is not changed
+        compared += 1
     assert compared
