@@ -64,6 +64,20 @@ class Outcome(NamedTuple):
 REDEAL = DealScore((0, 0), ("redeal",), None)
 
 
+def draw_lead_rule(hands: list[int], winner: int, leader: int, tm: int) -> bool:
+    """``draw`` after a trick (RULES.md §4): whether ``winner``, who leads next, may not lead a trump
+    while he holds a plain card (his pair also led the trick just played). If so and each of the pair
+    holds one card, his trump and his partner's plain card are swapped first, in ``hands``. Every play
+    loop (the engine's, the search's, the play-outs') applies the rule through this function."""
+    if (winner - leader) % 2:
+        return False
+    partner = (winner + 2) % N_SEATS
+    mine, theirs = hands[winner], hands[partner]
+    if mine.bit_count() == 1 and theirs.bit_count() == 1 and mine & tm and not theirs & tm:
+        hands[winner], hands[partner] = theirs, mine
+    return True
+
+
 def rollout(deal: Deal, rng: random.Random) -> DealScore:
     """Play the rest of ``deal`` with uniformly random legal choices and score it; ``deal`` is not changed.
 
@@ -483,11 +497,6 @@ def _play(
         if not any(hands):
             break
         if is_draw:
-            restricted = pair_of[best_seat] == pair_of[leader]
-            if restricted:
-                partner = (best_seat + 2) % N_SEATS
-                mine, theirs = hands[best_seat], hands[partner]
-                if mine.bit_count() == 1 and theirs.bit_count() == 1 and mine & tm and not theirs & tm:
-                    hands[best_seat], hands[partner] = theirs, mine
+            restricted = draw_lead_rule(hands, best_seat, leader, tm)
         leader = best_seat
     return Outcome((pts[0], pts[1]), (won[0], won[1]), queen_pair)

@@ -32,6 +32,7 @@ from bot.engine.actions import (
 from bot.engine.cards import ALL_CARDS, POINTS_BY_ID, Card, mask_of
 from bot.engine.deal import Phase
 from bot.engine.errors import KozelError
+from bot.engine.fast import draw_lead_rule
 from bot.engine.order import Tables
 from bot.engine.view import SeatView
 
@@ -364,12 +365,7 @@ def play_out(w: World, rest: list[int], end: tuple[int, int, int], draws: list[f
         if not (hands[0] | hands[1] | hands[2] | hands[3]):
             break
         if is_draw:
-            restricted = pair_of[best_seat] == pair_of[leader]
-            if restricted:
-                partner = (best_seat + 2) % N_SEATS
-                mine, theirs = hands[best_seat], hands[partner]
-                if mine.bit_count() == 1 and theirs.bit_count() == 1 and mine & tm and not theirs & tm:
-                    hands[best_seat], hands[partner] = theirs, mine
+            restricted = draw_lead_rule(hands, best_seat, leader, tm)
         leader = best_seat
         hand = hands[leader]
         m = hand & ~tm or hand if restricted else hand

@@ -16,6 +16,7 @@ arguments — so a node costs no copy. Which cards of a hand are equivalent is w
 from __future__ import annotations
 
 from bot.engine.cards import POINTS_BY_ID
+from bot.engine.fast import draw_lead_rule
 
 from .world import N_SEATS, PAIR_OF, QC_BIT, Static, World, bits_of
 
@@ -347,14 +348,9 @@ class Solver:
             return s.value0(p0, p1, w0, w1, None)
         restricted = False
         if s.is_draw:
-            restricted = PAIR_OF[winner] == PAIR_OF[leader]
-            if restricted:
-                partner = (winner + 2) % N_SEATS
-                mine, theirs = nh[winner], nh[partner]
-                if mine.bit_count() == 1 and theirs.bit_count() == 1 and mine & s.tm and not theirs & s.tm:
-                    if nh is hands:
-                        nh = hands.copy()
-                    nh[winner], nh[partner] = theirs, mine
+            if nh is hands:
+                nh = hands.copy()  # the rule may swap two hands; ``hands`` is restored by the caller
+            restricted = draw_lead_rule(nh, winner, leader, s.tm)
         return self._search(
             s, nh, winner, [], None, -1, -2, p0, p1, w0, w1, restricted, 0, stock, alpha, beta
         )

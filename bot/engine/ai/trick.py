@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 
 from bot.engine.cards import POINTS_BY_ID
+from bot.engine.fast import draw_lead_rule
 
 from .world import N_SEATS, PAIR_OF, POINT_WEIGHT, QC_BIT, Static, World, bits_of
 
@@ -309,12 +310,7 @@ def policy_rollout(w: World, rng: random.Random, careless: int | None = None) ->
         if not (hands[0] | hands[1] | hands[2] | hands[3]):
             break
         if is_draw:
-            restricted = PAIR_OF[ws] == PAIR_OF[leader]
-            if restricted:
-                partner = (ws + 2) % N_SEATS
-                mine, theirs = hands[ws], hands[partner]
-                if mine.bit_count() == 1 and theirs.bit_count() == 1 and mine & tm and not theirs & tm:
-                    hands[ws], hands[partner] = theirs, mine
+            restricted = draw_lead_rule(hands, ws, leader, tm)
         leader = ws
     value = value0(pts0, pts1, won0, won1, None if queen_pair < 0 else queen_pair)
     return value + POINT_WEIGHT * (pts0 - pts1)

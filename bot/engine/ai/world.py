@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 from bot.engine.cards import POINTS_BY_ID, QUEEN_OF_CLUBS
+from bot.engine.fast import draw_lead_rule
 from bot.engine.order import Tables
 from bot.engine.rules import ClassicOptions, Rules
 from bot.engine.scoring import score_deal
@@ -216,12 +217,7 @@ class World:
             self.over = True
             return
         if s.is_draw:
-            self.restricted = PAIR_OF[best_seat] == PAIR_OF[self.leader]
-            if self.restricted:
-                partner = (best_seat + 2) % N_SEATS
-                mine, theirs = self.hands[best_seat], self.hands[partner]
-                if mine.bit_count() == 1 and theirs.bit_count() == 1 and mine & s.tm and not theirs & s.tm:
-                    self.hands[best_seat], self.hands[partner] = theirs, mine
+            self.restricted = draw_lead_rule(self.hands, best_seat, self.leader, s.tm)
         self.leader = best_seat
 
     def value0(self) -> int:
@@ -369,11 +365,6 @@ def fast_rollout(w: World, rng: random.Random) -> float:
         if not (hands[0] | hands[1] | hands[2] | hands[3]):
             break
         if is_draw:
-            restricted = PAIR_OF[best_seat] == PAIR_OF[leader]
-            if restricted:
-                partner = (best_seat + 2) % N_SEATS
-                mine, theirs = hands[best_seat], hands[partner]
-                if mine.bit_count() == 1 and theirs.bit_count() == 1 and mine & tm and not theirs & tm:
-                    hands[best_seat], hands[partner] = theirs, mine
+            restricted = draw_lead_rule(hands, best_seat, leader, tm)
         leader = best_seat
     return s.value0(pts[0], pts[1], won[0], won[1], queen_pair) + POINT_WEIGHT * (pts[0] - pts[1])
