@@ -6,10 +6,17 @@ import random
 import time
 from collections.abc import Callable
 
-from bot.engine import card
-from bot.engine.ai.search import Budget, SearchPlayer, _clear
+from pytest import MonkeyPatch
+
+from bot.engine import Rules, card
+from bot.engine.ai import search
+from bot.engine.ai.sample import true_world
+from bot.engine.ai.search import HARD, MEDIUM, Budget, SearchPlayer, _clear
+from bot.engine.ai.solver import Solver, merge_equivalent
 from bot.engine.ai.trick import policy_rollout
 from bot.engine.ai.world import POINT_WEIGHT, World
+from tests.ai.deals import play_turns
+from tests.ai.players import fixed
 from tests.ai.test_endgames import world
 
 # Seat 0 leads with three different cards: the search has something to weigh in every world.
@@ -97,3 +104,33 @@ def test_a_confident_search_stops_before_its_budget_when_one_card_is_clearly_bes
     )
     assert player.search(0, worlds, random.Random(1)) == card("6C").bit
     assert len(calls) == 24
+
+
+class CountingSolver(Solver):
+    """The solver, counting its exact solves."""
+
+    solves = 0
+
+    def value(self, w: World) -> int:
+        CountingSolver.solves += 1
+        return super().value(w)
+
+
+def test_hard_solves_flip_from_12_cards_and_classic_and_draw_from_20(monkeypatch: MonkeyPatch) -> None:
+    assert HARD.solve_from("flip") == 12
+    assert HARD.solve_from("classic") == HARD.solve_from("draw") == HARD.solve_at == 20
+    assert MEDIUM.solve_from("flip") == MEDIUM.solve_from("classic") == 12
+    monkeypatch.setattr(search, "Solver", CountingSolver)
+    player = SearchPlayer("hard-4", fixed(HARD, 4))
+    for preset, solved in (("flip", False), ("classic", True)):
+        rules = Rules.make(preset)
+        # A decision of seat to act with 16 cards left: the solver starts from 20, except on flip.
+        for _, deal, seat in play_turns(rules, random.Random(3), 40):
+            w = true_world(deal)
+            if sum(h.bit_count() for h in w.hands) == 16 and len(merge_equivalent(w, w.legal(seat))) > 1:
+                break
+        else:
+            raise AssertionError(f"no 16-card decision in 40 {preset} deals")
+        CountingSolver.solves = 0
+        player.search(0, w.copy, random.Random(1))
+        assert (CountingSolver.solves > 0) is solved, preset
