@@ -134,3 +134,20 @@ def test_hard_solves_flip_from_12_cards_and_classic_and_draw_from_20(monkeypatch
         CountingSolver.solves = 0
         player.search(0, w.copy, random.Random(1))
         assert (CountingSolver.solves > 0) is solved, preset
+
+
+def test_the_hard_cap_stops_an_exact_solve_midway() -> None:
+    # Solving a whole classic deal exactly takes minutes; the cap, checked inside the solver, ends the
+    # decision at once and the search falls back on the rule player's card.
+    rules = Rules.make("classic")
+    _, deal, seat = next(play_turns(rules, random.Random(2), 1))
+    w = true_world(deal)
+    assert sum(h.bit_count() for h in w.hands) == 36
+    player = SearchPlayer(
+        "capped", Budget(seconds=1e9, min_worlds=10**6, max_worlds=10**6, rollouts=1, solve_at=36, limit=0.05)
+    )
+    legal = w.legal(seat)
+    prior = legal & (legal - 1) ^ legal  # the lowest legal card
+    t0 = time.perf_counter()
+    assert player.search(prior, w.copy, random.Random(1)) == prior
+    assert time.perf_counter() - t0 < 0.05 + 0.2  # slack for a busy CI

@@ -8,10 +8,12 @@ import random
 import pytest
 
 from bot.engine import Rules, Suit, cards, tables_for
-from bot.engine.ai.solver import Solver
+from bot.engine.ai.sample import true_world
+from bot.engine.ai.solver import CHECK_NODES, Solver, SolveTimeout
 from bot.engine.ai.world import PAIR_OF, Static, World, bits_of
 from bot.engine.bench import solver_positions
 from bot.engine.cards import mask_of
+from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
 
@@ -57,3 +59,31 @@ def test_the_solver_draws_from_the_stock_in_order() -> None:
             assert Solver().value(w) == exact, (stock, pts)
             seen.add(exact)
     assert len(seen) > 2  # the stock's order and the points decide: the check has teeth
+
+
+def test_a_solve_stops_when_its_deadline_has_passed() -> None:
+    rules = Rules.make("classic")
+    for _, deal, _seat in play_turns(rules, random.Random(5), 20):
+        w = true_world(deal)
+        if sum(h.bit_count() for h in w.hands) == 20 and not w.trick:
+            probe = Solver()
+            probe.value(w)
+            if probe.nodes > 2 * CHECK_NODES:  # a solve long enough to be stopped
+                break
+    else:
+        raise AssertionError("no long 20-card solve in 20 classic deals")
+    hands = w.hands.copy()
+    checks: list[int] = []
+
+    def expired() -> bool:
+        checks.append(1)
+        return True
+
+    solver = Solver(expired=expired)
+    with pytest.raises(SolveTimeout):
+        solver.value(w)
+    assert checks == [1] and solver.nodes == CHECK_NODES  # stopped at the first check
+    assert w.hands == hands and not w.trick  # the world is untouched
+    # Unexpired, the same solver (its table holds only finished entries) gives the exact value.
+    solver.expired = lambda: False
+    assert solver.value(w) == Solver().value(w)

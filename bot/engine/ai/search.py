@@ -37,7 +37,7 @@ from bot.engine.view import SeatView, view_for
 
 from .easy import choose_card, choose_other
 from .sample import knowledge, sample_world, true_world
-from .solver import Solver, merge_equivalent
+from .solver import Solver, SolveTimeout, merge_equivalent
 from .trick import finish, policy_rollout
 from .weigh import history, likelihood
 from .world import PAIR_OF, World, bits_of, fast_rollout
@@ -63,7 +63,8 @@ class Budget:
     #: let a lead or a second-hand card look safe because nobody sensibly beats it.
     policy_trick: bool = False
     #: A hard cap in seconds from the start of the decision, the rule player's card included: checked
-    #: after every card weighed, the world in progress is dropped (0: no cap; ``seconds`` still applies).
+    #: after every card weighed and every 1,024 solver nodes, the world in progress is dropped (0: no
+    #: cap; ``seconds`` still applies).
     limit: float = 0.0
     #: Play out with the rule player's trick policy (:func:`~bot.engine.ai.trick.policy_rollout`, the
     #: opponents careless in every second world) instead of uniformly random cards.
@@ -141,7 +142,7 @@ class SearchPlayer:
         totals = dict.fromkeys(moves, 0.0)
         seen: dict[int, list[float]] = {m: [] for m in moves}
         weights: list[float] = []
-        solver = Solver()
+        solver = Solver(expired=(lambda: time.perf_counter() > cutoff) if b.limit else None)
         n = 0
         mass = 0.0
         w = w0
@@ -156,7 +157,10 @@ class SearchPlayer:
                 w2 = w.copy()
                 w2.play(m)
                 if solve:
-                    values[m] = solver.value(w2)
+                    try:
+                        values[m] = solver.value(w2)
+                    except SolveTimeout:
+                        break  # the hard cap struck inside the solve
                 else:
                     if b.policy_trick and w2.trick and not w2.over:
                         _finish_trick(w2, careless)

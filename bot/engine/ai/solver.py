@@ -11,9 +11,16 @@ The search does not go through :class:`~bot.engine.ai.world.World`: it plays on 
 one list of hands changed and restored in place, the trick on a stack, points and tricks won as
 arguments — so a node costs no copy. Which cards of a hand are equivalent is worked out once per trick
 (the cards still in play do not change within one), not once per node.
+
+A caller with a deadline passes ``expired``, asked every 1,024 nodes: once it answers true, the solve
+stops with :class:`SolveTimeout` (the world passed in is untouched, and the transposition table keeps
+only finished entries), so one deep solve cannot overrun a search's hard cap. The solver reads no
+clock itself.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from bot.engine.cards import POINTS_BY_ID
 from bot.engine.fast import draw_lead_rule
@@ -22,12 +29,19 @@ from .world import N_SEATS, PAIR_OF, QC_BIT, Static, World, bits_of
 
 _INF = 1 << 20
 Key = tuple[int, int, int, int, int, int, bool, bool, bool, tuple[int, ...]]
+#: Nodes between two calls of the solver's ``expired`` check (a power of two).
+CHECK_NODES = 1024
+
+
+class SolveTimeout(Exception):
+    """A solve stopped because its ``expired`` check said time was up."""
 
 
 class Solver:
     """Alpha-beta with a transposition table shared by every search on worlds of one deal."""
 
-    def __init__(self) -> None:
+    def __init__(self, expired: Callable[[], bool] | None = None) -> None:
+        self.expired = expired
         self.tt: dict[Key, tuple[int, int]] = {}
         self.nodes = 0
         self._s: Static | None = None
@@ -128,6 +142,8 @@ class Solver:
         here when a trick begins), card points and tricks taken per pair, and what is left in the stock.
         ``hands`` and ``trick`` are played on in place and restored before returning."""
         self.nodes += 1
+        if not self.nodes & (CHECK_NODES - 1) and self.expired is not None and self.expired():
+            raise SolveTimeout
         k = len(trick)
         seat = s.orders[leader][k]
         hand = hands[seat]
