@@ -79,7 +79,7 @@ class Budget:
     confident: float = 0.0
     #: Worlds seen before the first such check: fewer give too rough a standard error.
     check_from: int = 24
-    #: ``solve_at`` for the presets named here, instead of the default (``(("flip", 12),)``).
+    #: ``solve_at`` for the presets named here instead of the default, e.g. ``(("flip", 12),)``.
     solve_at_preset: tuple[tuple[str, int], ...] = ()
 
     def solve_from(self, preset: str) -> int:
@@ -275,8 +275,9 @@ MEDIUM = Budget(
 #: it cost at 16) — except on flip, where it solves from the last three tricks as ``medium`` does. An
 #: all-hands-open solve assumes every seat knows every hand (strategy fusion); flip's eight-card hands
 #: keep more hidden at 16-20 cards left, and there the early solve gave back what the extra worlds won:
-#: +0.018 (-0.090, 0.127) per deal against ``medium`` solving from 20 cards, +0.055 (-0.060, 0.170)
-#: from 16 (600 pairs each), where solving from 12 is clearly ahead (README, "Arena").
+#: +0.018 (-0.090, 0.127) per deal against ``medium`` from 20 cards, +0.055 (-0.060, 0.170) from 16
+#: (600 pairs each), +0.039 (-0.074, 0.152) from 12 (592 pairs) and +0.04 to +0.17 in 200-300 pair
+#: screens, for less solver time (README, "Arena").
 HARD = dataclasses.replace(
     MEDIUM,
     seconds=0.35,
