@@ -67,8 +67,10 @@ REDEAL = DealScore((0, 0), ("redeal",), None)
 def draw_lead_rule(hands: list[int], winner: int, leader: int, tm: int) -> bool:
     """``draw`` after a trick (RULES.md §4): whether ``winner``, who leads next, may not lead a trump
     while he holds a plain card (his pair also led the trick just played). If so and each of the pair
-    holds one card, his trump and his partner's plain card are swapped first, in ``hands``. Every play
-    loop (the engine's, the search's, the play-outs') applies the rule through this function."""
+    holds one card, his trump and his partner's plain card are swapped first, in ``hands``. The fast
+    play loop here and the AI's (the search's, the play-outs') apply the rule through this function;
+    :class:`~bot.engine.deal.Deal` keeps its own copy (``_last_card_swap``), which also records who
+    now knows which card and the event (this module imports ``deal``, so it cannot import back)."""
     if (winner - leader) % 2:
         return False
     partner = (winner + 2) % N_SEATS
