@@ -46,6 +46,7 @@ from bot.engine.cards import (
     deck_mask,
     mask_of,
 )
+from bot.engine.draw_rule import draw_lead_rule
 from bot.engine.errors import IllegalMoveError, KozelError, Reason
 from bot.engine.order import TRUMP, Tables, tables_for
 from bot.engine.phase import Phase as Phase  # re-exported: Phase and Trick were born here
@@ -318,25 +319,15 @@ class Deal:
         self._best_seat = -1
         self._best_power = -1
         if self._is_draw and self.tricks:
-            prev = self.tricks[-1]
-            self._restricted_lead = self.pair_of[leader] == self.pair_of[prev.leader]
-            if self._restricted_lead:
-                self._last_card_swap(leader)
-
-    def _last_card_swap(self, leader: int) -> None:
-        t = self._tables
-        partner = (leader + 2) % N_SEATS
-        mine, theirs = self.hands[leader], self.hands[partner]
-        if (
-            mine.bit_count() == 1
-            and theirs.bit_count() == 1
-            and mine & t.trump_mask
-            and not theirs & t.trump_mask
-        ):
-            self.hands[leader], self.hands[partner] = theirs, mine
-            self.known[leader][partner] |= mine
-            self.known[partner][leader] |= theirs
-            self.events.append("last_card_swap")
+            partner = (leader + 2) % N_SEATS
+            mine, theirs = self.hands[leader], self.hands[partner]
+            self._restricted_lead = draw_lead_rule(
+                self.hands, leader, self.tricks[-1].leader, self._tables.trump_mask
+            )
+            if self.hands[leader] != mine:  # the last-card swap: each now knows the other's card
+                self.known[leader][partner] |= mine
+                self.known[partner][leader] |= theirs
+                self.events.append("last_card_swap")
 
     def legal_mask(self, seat: int) -> int:
         """Bit mask of the cards ``seat`` may play now (0 when it is not his turn to play)."""

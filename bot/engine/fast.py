@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from bot.engine.cards import ALL_CARDS, POINTS_BY_ID, QUEEN_OF_CLUBS, SUITS, Card, Rank, mask_of
 from bot.engine.deal import CLOCKWISE, N_SEATS, OPEN_LAST, Deal, Phase
+from bot.engine.draw_rule import draw_lead_rule
 from bot.engine.errors import KozelError
 from bot.engine.order import Tables
 from bot.engine.rules import BragKind, ClassicOptions
@@ -62,22 +63,6 @@ class Outcome(NamedTuple):
 
 #: What :func:`rollout` returns for a deal that turns out void: nobody is charged.
 REDEAL = DealScore((0, 0), ("redeal",), None)
-
-
-def draw_lead_rule(hands: list[int], winner: int, leader: int, tm: int) -> bool:
-    """``draw`` after a trick (RULES.md §4): whether ``winner``, who leads next, may not lead a trump
-    while he holds a plain card (his pair also led the trick just played). If so and each of the pair
-    holds one card, his trump and his partner's plain card are swapped first, in ``hands``. The fast
-    play loop here and the AI's (the search's, the play-outs') apply the rule through this function;
-    :class:`~bot.engine.deal.Deal` keeps its own copy (``_last_card_swap``), which also records who
-    now knows which card and the event (this module imports ``deal``, so it cannot import back)."""
-    if (winner - leader) % 2:
-        return False
-    partner = (winner + 2) % N_SEATS
-    mine, theirs = hands[winner], hands[partner]
-    if mine.bit_count() == 1 and theirs.bit_count() == 1 and mine & tm and not theirs & tm:
-        hands[winner], hands[partner] = theirs, mine
-    return True
 
 
 def rollout(deal: Deal, rng: random.Random) -> DealScore:

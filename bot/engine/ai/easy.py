@@ -31,8 +31,8 @@ from bot.engine.actions import (
 )
 from bot.engine.cards import ALL_CARDS, POINTS_BY_ID, Card, mask_of
 from bot.engine.deal import Phase
+from bot.engine.draw_rule import draw_lead_rule
 from bot.engine.errors import KozelError
-from bot.engine.fast import draw_lead_rule
 from bot.engine.order import Tables
 from bot.engine.view import SeatView
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 from bot.engine.cards import POINTS_BY_ID
-from bot.engine.fast import draw_lead_rule
+from bot.engine.draw_rule import draw_lead_rule
 
 from .world import N_SEATS, PAIR_OF, POINT_WEIGHT, QC_BIT, Static, World, bits_of
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from bot.engine.cards import POINTS_BY_ID, QUEEN_OF_CLUBS
-from bot.engine.fast import draw_lead_rule
+from bot.engine.draw_rule import draw_lead_rule
 from bot.engine.order import Tables
 from bot.engine.rules import ClassicOptions, Rules
 from bot.engine.scoring import score_deal
