@@ -2,7 +2,8 @@
 
 The emulator runs here; every bot instance is a process of its own (webhook mode) on one Redis, under
 a key prefix of this run's own (deleted at the end), so a soak never touches real tables. Every update
-is posted to every instance that is up, as a retrying or duplicating front end would, and every
+is posted to every instance that is up, and again until one answers 200 (as Telegram delivers what
+was not confirmed; an instance answers only once it has handled the update), and every
 ``--restart-every`` seconds one instance, picked at random, is killed with SIGKILL and started again.
 
 At each table one simulated person sits with three bot players and taps random legal decisions as
@@ -51,6 +52,8 @@ WEBHOOK_PATH = "/soak"
 #: Seconds a simulated person waits for the answer to a tap before taking it as lost (a killed
 #: instance had claimed it) and tapping again.
 TAP_TIMEOUT = 10.0
+#: Seconds before an update no instance answered 200 is posted again (Telegram's retry, made quick).
+REDELIVER_AFTER = 1.0
 #: The simulated people read the bot in its default language; every text they look for is the catalog's.
 TR = Tr(DEFAULT_LANG)
 STARTED = TR("lobby.started", a="", b="", rules="").splitlines()[0]
@@ -183,24 +186,42 @@ class Run:
 
 
 async def _pump(run: Run, http: aiohttp.ClientSession, done: asyncio.Event) -> None:
-    """Post every queued update to every instance that is up."""
+    """Post every queued update to every instance that is up, each in a task of its own, and, as
+    Telegram does, post it again until one of them answers 200 (an instance answers only once it has
+    handled the update, and 503 when the other holds it)."""
     world = run.emulator.world
     headers = {SECRET_HEADER: run.secret}
 
-    async def post(instance: Instance, update: dict[str, Any]) -> None:
+    async def post(instance: Instance, update: dict[str, Any]) -> int:
         with contextlib.suppress(aiohttp.ClientError, OSError, TimeoutError):
             url = f"http://127.0.0.1:{instance.port}{WEBHOOK_PATH}"
             async with http.post(url, json=update, headers=headers) as response:
-                response.release()
+                return response.status
+        return 0  # no answer: the instance was killed, or is not listening yet
 
-    while not done.is_set():
-        updates = world.take_updates()
-        if not updates:
-            await world.wait_change(0.05)
-            continue
-        targets = [i for i in run.instances if i.up]
-        run.counts.delivered += len(updates)
-        await asyncio.gather(*(post(i, u) for u in updates for i in targets))
+    async def deliver(update: dict[str, Any]) -> None:
+        while not done.is_set():
+            targets = [i for i in run.instances if i.up]
+            if 200 in await asyncio.gather(*(post(i, update) for i in targets)):
+                return
+            await asyncio.sleep(REDELIVER_AFTER)
+
+    deliveries: set[asyncio.Task[None]] = set()
+    try:
+        while not done.is_set():
+            updates = world.take_updates()
+            if not updates:
+                await world.wait_change(0.05)
+                continue
+            run.counts.delivered += len(updates)
+            for update in updates:
+                task = asyncio.create_task(deliver(update))
+                deliveries.add(task)
+                task.add_done_callback(deliveries.discard)
+    finally:
+        for task in deliveries:
+            task.cancel()
+        await asyncio.gather(*deliveries, return_exceptions=True)
 
 
 async def _restarts(run: Run, http: aiohttp.ClientSession, every: float, rng: random.Random) -> None:

@@ -2,9 +2,13 @@
 serves ``/healthz``; it feeds the same ``Application`` that polling would.
 
 python-telegram-bot's own ``run_webhook`` has no health endpoint, so we follow its documented custom
-webhook pattern: ``initialize``/``start`` the application ourselves and put each update on its queue.
-Several processes can sit behind one webhook URL: table state lives in Redis and every move is one
-compare-and-set, so an update delivered to two of them is applied once.
+webhook pattern and ``initialize``/``start`` the application ourselves. Each update is handled before
+its POST is answered (``process_update``, not the update queue): Telegram delivers again what was not
+answered with 200, so a process killed while handling an update loses nothing — the next delivery
+finds the dead process's claim expired and handles it (``Storage.claim_update``). Several processes can
+sit behind one webhook URL: table state lives in Redis and every move is one compare-and-set, so an
+update delivered to two of them is applied once; the one that finds it claimed by the other answers 503
+(:func:`~bot.handlers.left_to_others`), so it is delivered again rather than lost should the other die.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
+from bot.handlers import left_to_others
+
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 _LOG = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -30,7 +36,10 @@ def webhook_app(
     path: str = "/telegram",
     health: Callable[[], Awaitable[bool]] | None = None,
 ) -> web.Application:
-    """The aiohttp app: ``POST path`` for updates, ``GET /healthz`` for the orchestrator."""
+    """The aiohttp app: ``POST path`` for updates, ``GET /healthz`` for the orchestrator.
+
+    An update left to another process holding its claim (:func:`~bot.handlers.left_to_others`) is
+    answered 503, for Telegram to deliver it again later."""
 
     async def receive(request: web.Request) -> web.Response:
         given = request.headers.get(SECRET_HEADER, "")
@@ -43,7 +52,9 @@ def webhook_app(
         except Exception:  # a malformed body is the sender's problem, not a crash of ours
             _LOG.warning("webhook call with a body that is not an update")
             return web.Response(status=400, text="not an update")
-        await application.update_queue.put(update)
+        await application.process_update(update)
+        if left_to_others(application, update.update_id):
+            return web.Response(status=503, text="busy", headers={"Retry-After": "1"})
         return web.Response(text="ok")
 
     async def healthz(_: web.Request) -> web.Response:

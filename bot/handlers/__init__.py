@@ -29,6 +29,21 @@ AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 FINISH_GROUP = 1_000
 
 
+#: ``bot_data`` key: ids of updates this process found leased by another (see :func:`left_to_others`).
+LEFT_TO_OTHERS = "left_to_others"
+
+
+def left_to_others(application: AnyApplication, update_id: int) -> bool:
+    """Whether handling ``update_id`` here stopped because another process holds its claim (the id is
+    forgotten once asked). The webhook then answers "busy", so Telegram delivers the update again: by
+    then it is done (and answered at once) or its holder died and the lease ended (and it is handled)."""
+    left: set[int] | None = application.bot_data.get(LEFT_TO_OTHERS)
+    if left is None or update_id not in left:
+        return False
+    left.discard(update_id)
+    return True
+
+
 def register(application: AnyApplication) -> None:
     """Add every handler to ``application``."""
     groups, private = filters.ChatType.GROUPS, filters.ChatType.PRIVATE
@@ -84,6 +99,10 @@ async def _claim_once(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     # twice itself: a live lease on an update offered again belongs to a process that died.
     takeover = bool(context.application.bot_data.get(SOLE_CONSUMER))
     if not await svc.storage.claim_update(update.update_id, now=now, lease=lease, takeover=takeover):
+        if not await svc.storage.update_done(update.update_id):
+            # Another process holds it now. Not ours to confirm: if that process dies, the update
+            # must be delivered again once its lease ends (see left_to_others).
+            context.application.bot_data.setdefault(LEFT_TO_OTHERS, set()).add(update.update_id)
         raise ApplicationHandlerStop
 
 

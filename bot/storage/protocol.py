@@ -79,6 +79,10 @@ class Storage(Protocol):
         """Mark ``update_id`` handled, so no later delivery of it is handled again."""
         ...
 
+    async def update_done(self, update_id: int) -> bool:
+        """Whether ``update_id`` was handled to the end (by any process)."""
+        ...
+
     async def add_timers(
         self, due: dict[str, float], *, unless: str | None = None, drop: Collection[str] = ()
     ) -> bool:

@@ -320,6 +320,10 @@ class RedisStorage:
         """Mark ``update_id`` handled: no later delivery of it is handled again."""
         await self.client.set(self._update_key(update_id), "done", ex=UPDATE_KEPT)
 
+    async def update_done(self, update_id: int) -> bool:
+        """Whether ``update_id`` was handled to the end (by any process)."""
+        return bool(await self.client.get(self._update_key(update_id)) == "done")
+
     def _update_key(self, update_id: int) -> str:
         return f"{self.prefix}kozel:update:{update_id}"
 

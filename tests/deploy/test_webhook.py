@@ -70,11 +70,9 @@ async def test_webhook_update_with_secret_reaches_the_bot(served: tuple[Emulator
         url = f"http://127.0.0.1:{port}/tg"
         async with http.post(url, json=update, headers={SECRET_HEADER: SECRET}) as r:
             assert r.status == 200
-        for _ in range(100):
-            if any(c.method == "sendMessage" for c in emulator.world.calls):
-                break
-            await asyncio.sleep(0.02)
-    assert any(c.method == "sendMessage" and c.ok for c in emulator.world.calls)
+            # Answered only once handled: a process killed mid-update never said 200, so Telegram
+            # delivers it again.
+            assert any(c.method == "sendMessage" and c.ok for c in emulator.world.calls)
 
 
 async def test_webhook_refuses_a_wrong_secret_and_bad_bodies(served: tuple[Emulator, int, Any]) -> None:
