@@ -1,7 +1,12 @@
 """The stored shapes of a table, a chat and a user: versioned JSON through pydantic, never pickle.
 
 ``SCHEMA`` is written into every document; a document of another schema is refused on load, so an
-upgrade that changes a shape must migrate (or drop) old documents explicitly.
+upgrade that changes a shape must migrate (or drop) old documents explicitly. A field added within a
+schema needs no migration, in either direction: a document saved by a newer release carries fields
+this one does not know, and they are kept as they are and written back on save (pydantic's
+``extra="allow"``), so during a rolling deploy an old process can load, change and save a table a new
+one wrote without losing what the new one added. Code cannot misspell a field: the pydantic mypy
+plugin's ``init_forbid_extra`` refuses unknown keyword arguments at type-check time.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ TimeoutAction = Literal["bot", "away"]
 
 
 class _Doc(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Unknown fields (from a newer release) are kept and saved back, not refused: see the module's notes.
+    model_config = ConfigDict(extra="allow")
 
 
 class Seat(_Doc):

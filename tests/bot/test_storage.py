@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -24,6 +25,27 @@ async def test_a_table_round_trips_as_versioned_json(storage: RedisStorage) -> N
     assert loaded == table
     raw = await storage.client.hget(storage.table_key(table.chat_id, None), "data")  # type: ignore[misc]
     assert '"schema_version":1' in raw and "Вера" in raw
+
+
+async def test_fields_from_a_newer_release_survive_a_load_and_save_by_this_one(storage: RedisStorage) -> None:
+    """A rolling deploy: a newer process saved a table with fields this release does not know (at the
+    top and inside a seat); this one loads it, changes it and saves it, and they are still there."""
+    table = _table()
+    table.seats[0] = Seat(kind="human", name="Вера", user_id=42)
+    await storage.save_table(table, ttl=60)
+    key = storage.table_key(table.chat_id, None)
+    doc = json.loads(await storage.client.hget(key, "data"))  # type: ignore[misc]
+    doc["spectators"] = [7, 8]
+    doc["seats"][0]["avatar"] = "🐐"
+    await storage.client.hset(key, "data", json.dumps(doc))  # type: ignore[misc]
+    loaded = await storage.load_table(table.chat_id, None)
+    assert loaded is not None and loaded.seats[0] is not None
+    loaded.seats[1] = Seat(kind="bot", name="Бот", level="easy")
+    await storage.save_table(loaded, ttl=60)
+    saved = json.loads(await storage.client.hget(key, "data"))  # type: ignore[misc]
+    assert saved["spectators"] == [7, 8]
+    assert saved["seats"][0]["avatar"] == "🐐"
+    assert saved["seats"][1]["name"] == "Бот", "this release's change is saved too"
 
 
 async def test_keys_carry_the_chat_hash_tag(storage: RedisStorage) -> None:
