@@ -26,10 +26,13 @@ class SwapState:
 
     queue: list[int] = field(default_factory=list)
     swapper: int | None = None
+    #: The decisions taken so far, in order: (seat, whether he passed his trump). Public: the table
+    #: shows who is deciding (only a one-trump hand is asked) and whether a swap took place.
+    log: list[tuple[int, bool]] = field(default_factory=list)
 
     def copy(self) -> SwapState:
         """An independent copy."""
-        return SwapState(self.queue.copy(), self.swapper)
+        return SwapState(self.queue.copy(), self.swapper, self.log.copy())
 
 
 def deal_cards(deal: Deal) -> None:
@@ -122,6 +125,7 @@ def _next_swap(deal: Deal) -> None:
 
 def swap(deal: Deal, seat: int, accept: bool) -> None:
     """The one-trump holder passes his trump to his partner, or keeps it."""
+    deal.swaps.log.append((seat, accept))
     if not accept:
         _next_swap(deal)
         return

@@ -48,6 +48,9 @@ class SeatView:
     open_seat: int | None = None
     #: During the exchange talk: the partner's trump and non-trump counts, all the partners may tell.
     partner_counts: tuple[int, int] | None = None
+    #: Flip's swap decisions so far, in order: (seat, whether he passed his trump). Everyone at the
+    #: table sees who was asked (only a hand with exactly one trump is) and what he chose.
+    swaps: tuple[tuple[int, bool], ...] = ()
 
     @property
     def partner(self) -> int:
@@ -125,6 +128,7 @@ def view_for(deal: Deal, seat: int) -> SeatView:
         brag_laid=laid,
         open_seat=deal.open_seat,
         partner_counts=counts,
+        swaps=tuple(deal.swaps.log),
     )
 
 

@@ -47,6 +47,89 @@ class Knowledge:
     places: dict[int, int]
     #: Per unseen card (by bit): the places that may take it and still need cards, in order.
     takers: dict[int, tuple[int, ...]]
+    #: Flip's swap phase, which every world must be able to have produced (``None``: no swap phase).
+    swaps: SwapCheck | None = None
+    #: Seats known to hold exactly one unseen trump, with the trumps it may be: :func:`_place` gives
+    #: each one of them first (the rest of his cards are plain: a trump void in ``allowed``).
+    one_trump: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SwapCheck:
+    """What flip's swap phase showed everyone: each seat in turn, clockwise from the dealer's left, was
+    asked whether to pass his trump iff he held exactly one trump at that moment (the table shows who
+    is deciding), and each swap that took place. So a seat never asked did not hold exactly one trump,
+    one who kept his held exactly one, and a swapper gave his only trump to his partner for a card.
+
+    Only trump counts matter, so :meth:`fits` replays the phase on counts: per swap, the returned card
+    was a trump or not (each seat's own knowledge of the cards is in the world already)."""
+
+    #: The seats in the order they were checked.
+    order: tuple[int, ...]
+    #: The decisions, in order: (seat, whether he passed his trump).
+    asked: tuple[tuple[int, bool], ...]
+    #: Per seat: the cards he has played this deal (with his hand, what he held when play began).
+    played: tuple[int, ...]
+    tm: int
+
+    def trumps_left(self, known: list[int]) -> tuple[list[int], list[int]]:
+        """The seats whose unseen cards hold no trump, and those whose unseen cards hold exactly one
+        (``known`` per seat: the cards seen there, without the cards played). A swapper gave his only
+        trump away (his partner returns a plain card: a trump for a trump would change nothing); a
+        seat who kept his only trump has none left unseen once a trump of his is known, else exactly
+        one. A seat whose hand a later swap changed (his partner passing him a trump) is left out."""
+        tm = self.tm
+        gone: list[int] = []
+        one: list[int] = []
+        for i, (x, passed) in enumerate(self.asked):
+            if any(p and (s + 2) % N_SEATS == x for s, p in self.asked[i + 1 :]):
+                continue
+            if passed:
+                gone.append(x)
+            else:
+                (gone if (known[x] | self.played[x]) & tm else one).append(x)
+        return gone, one
+
+    def fits(self, hands: list[int]) -> bool:
+        """Whether a world whose unplayed hands are ``hands`` agrees with the swap decisions seen."""
+        tm, played = self.tm, self.played
+        n = [((hands[h] | played[h]) & tm).bit_count() for h in range(N_SEATS)]
+        swaps = [x for x, passed in self.asked if passed]
+        for returned in range(1 << len(swaps)):  # bit j: the j-th swap's returned card was a trump
+            before = n.copy()
+            ok = True
+            for j in range(len(swaps) - 1, -1, -1):  # undo the swaps, last first
+                x, y = swaps[j], (swaps[j] + 2) % N_SEATS
+                e = returned >> j & 1
+                if before[y] < 1 or before[x] < e:
+                    ok = False
+                    break
+                before[x] += 1 - e
+                before[y] -= 1 - e
+            if ok and self._replay(before, returned):
+                return True
+        return False
+
+    def _replay(self, n: list[int], returned: int) -> bool:
+        """Whether trump counts ``n`` at the deal give the decisions seen, the swaps' returned cards
+        trumps as the bits of ``returned`` say."""
+        asked = self.asked
+        i = j = 0
+        for x in self.order:
+            if n[x] != 1:
+                continue
+            if i >= len(asked) or asked[i][0] != x:
+                return False
+            if asked[i][1]:
+                e = returned >> j & 1
+                j += 1
+                y = (x + 2) % N_SEATS
+                if n[y] < e:
+                    return False
+                n[x] += e - 1
+                n[y] += 1 - e
+            i += 1
+        return i == len(asked)
 
 
 def eggs_before_of(view: SeatView) -> int:
@@ -76,6 +159,15 @@ def knowledge(view: SeatView) -> Knowledge:
             need[h] = view.hand_sizes[h] - known[h].bit_count()
     need[STOCK] = view.stock_size
     voids = _voids(view, static)
+    swaps = _swap_check(view, t)
+    one_trump: list[tuple[int, int]] = []
+    if swaps is not None:
+        gone, one = swaps.trumps_left(known)
+        for h in gone + one:
+            if h != me:
+                if h in one:
+                    one_trump.append((h, unseen & ~voids[h] & t.trump_mask))
+                voids[h] |= t.trump_mask
     allowed = [unseen & ~voids[h] for h in range(N_SEATS)] + [unseen]
     leader = view.trick[0][0] if view.trick else view.to_act
     assert leader is not None
@@ -107,6 +199,27 @@ def knowledge(view: SeatView) -> Knowledge:
         takers={
             b: tuple(h for h in range(N_SEATS + 1) if need[h] and allowed[h] & b) for b in bits_of(unseen)
         },
+        swaps=swaps,
+        one_trump=tuple((h, m) for h, m in one_trump if m),
+    )
+
+
+def _swap_check(view: SeatView, t: Tables) -> SwapCheck | None:
+    """Flip's swap phase as :class:`SwapCheck` (``None`` in the other presets)."""
+    if view.rules.preset != "flip":
+        return None
+    played = [0] * N_SEATS
+    for tr in view.tricks:
+        for seat, c in tr.plays:
+            played[seat] |= c.bit
+    for seat, c in view.trick:
+        played[seat] |= c.bit
+    left = (view.dealer + 1) % N_SEATS
+    return SwapCheck(
+        order=tuple((left + k) % N_SEATS for k in range(N_SEATS)),
+        asked=view.swaps,
+        played=tuple(played),
+        tm=t.trump_mask,
     )
 
 
@@ -161,8 +274,24 @@ def _voids(view: SeatView, static: Static) -> list[int]:
     return voids
 
 
+#: Worlds drawn at most for one that fits flip's swap phase (:class:`SwapCheck`); the last is kept
+#: if none does.
+SWAP_TRIES = 16
+
+
 def sample_world(k: Knowledge, rng: random.Random, tries: int = 30) -> World:
-    """A world drawn at random from those consistent with ``k`` (voids dropped if they cannot all hold)."""
+    """A world drawn at random from those consistent with ``k`` (voids dropped if they cannot all hold;
+    flip's swap phase by rejection, up to :data:`SWAP_TRIES` draws)."""
+    if k.swaps is None:
+        return _sample(k, rng, tries)
+    for _ in range(SWAP_TRIES - 1):
+        w = _sample(k, rng, tries)
+        if k.swaps.fits(w.hands):
+            return w
+    return _sample(k, rng, tries)
+
+
+def _sample(k: Knowledge, rng: random.Random, tries: int) -> World:
     for attempt in range(tries + 1):
         placed = _place(k, rng, strict=attempt < tries)
         if placed is not None:
@@ -185,6 +314,16 @@ def _place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], l
     rnd = rng.random
     left = list(k.need)
     cards = list(k.unseen)
+    hands = list(k.known[:N_SEATS])
+    for h, m in k.one_trump:  # his one unseen trump first; the rest of his cards are plain
+        m &= ~(hands[0] | hands[1] | hands[2] | hands[3])
+        if not m or not left[h]:
+            return None
+        ms = bits_of(m)
+        b = ms[int(rnd() * len(ms))]
+        hands[h] |= b
+        left[h] -= 1
+        cards.remove(b)
     for i in range(len(cards) - 1, 0, -1):
         j = int(rnd() * (i + 1))
         cards[i], cards[j] = cards[j], cards[i]
@@ -194,7 +333,6 @@ def _place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], l
     # A card goes to one of its takers with odds by the cards each still needs (one draw per card).
     takers = k.takers
     anywhere = tuple(h for h in range(N_SEATS + 1) if k.need[h])
-    hands = list(k.known[:N_SEATS])
     stock: list[int] = []
     for b in cards:
         places = takers[b] if strict else anywhere
