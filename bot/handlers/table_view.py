@@ -117,7 +117,15 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
             pb=result.points[1],
         )
     )
-    lines.extend(tr(f"event.{e}") for e in EVENTS if e in result.events)
+    for e in EVENTS:
+        if e == "swap":  # one line per swap, naming the partners
+            lines.extend(
+                tr("event.swap", name=seat_name(tr, table, x), partner=seat_name(tr, table, (x + 2) % 4))
+                for x, passed in deal.swaps.log
+                if passed
+            )
+        elif e in result.events:
+            lines.append(tr(f"event.{e}"))
     for pair in (0, 1):
         if result.penalty[pair]:
             why = next((tr(f"cat.{e}") for e in ("para", "cherpak", "shestak") if e in result.events), "")

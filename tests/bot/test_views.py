@@ -85,3 +85,38 @@ def test_a_move_rebuilds_only_the_keyboards_it_changes() -> None:
         for seat in range(4):
             rebuilt = hand_content(tr, fresh_codec, table, after_deal, seat).markup
             assert rebuilt == after[seat] and rebuilt is not after[seat]
+
+
+def test_a_flip_summary_names_who_swapped_a_trump() -> None:
+    """Flip's swap: the summary says which player passed his single trump and to whom."""
+    from bot.engine import Swap
+
+    rules = Rules.make("flip")
+    for seed in range(5_000):
+        rng = random.Random(seed)
+        deal = Deal.shuffled(rules, rng, dealer=0)
+        while not deal.over:
+            seat = deal.to_act
+            assert seat is not None
+            acts = deal.legal_actions(seat)
+            deal.apply(seat, Swap(True) if Swap(True) in acts else rng.choice(acts))
+        if any(passed for _, passed in deal.swaps.log):
+            break
+    else:  # pragma: no cover - one flip deal in a few dozen has a swap
+        raise AssertionError("no swap")
+    names = "ABCD"
+    table = Table(
+        table_id="sw1",
+        chat_id=-100,
+        creator_id=1,
+        status="playing",
+        rules=rules.to_json(),
+        seats=[Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate(names)],
+        match=MatchState(first_dealer=0, dealer=0, deals=[deal.record()], deal_seq=1),
+    )
+    swapper = next(x for x, passed in deal.swaps.log if passed)
+    for lang, head in (("ru", "Обмен козыря"), ("en", "passed the single trump")):
+        text = summary_content(Tr(lang), Codec(b"k"), table, 0).text
+        lines = [s for s in text.splitlines() if head in s]
+        assert len(lines) == sum(passed for _, passed in deal.swaps.log), text
+        assert names[swapper] in lines[0] and names[(swapper + 2) % 4] in lines[0], lines
