@@ -86,3 +86,21 @@ def test_a_swapper_holds_no_unseen_trump_and_his_partner_at_least_one() -> None:
             assert not w.hands[2] & t.trump_mask
             # Seat 0 got seat 2's trump and then held exactly one (he was asked and kept it).
             assert (w.hands[0] & t.trump_mask).bit_count() == 1
+
+
+def test_a_one_trump_seat_the_view_contradicts_still_gives_worlds() -> None:
+    """Knowledge no real table could give (a seat's one unseen trump is a card in my own hand, or the
+    seat needs no card) still samples: the sampler never fails a bot's decision."""
+    import dataclasses
+
+    deal, _ = _after_swaps(False)
+    k = knowledge(view_for(deal, 1))
+    t = deal.tables
+    assert t is not None
+    mine = k.known[1] & t.trump_mask
+    assert mine
+    rng = random.Random(2)
+    for forged in (((3, mine),), ((2, mine), (3, mine))):
+        k2 = dataclasses.replace(k, one_trump=forged)
+        w = sample_world(k2, rng)
+        assert [h.bit_count() for h in w.hands] == [len(deal.hand(s)) for s in range(4)]

@@ -315,10 +315,10 @@ def _place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], l
     left = list(k.need)
     cards = list(k.unseen)
     hands = list(k.known[:N_SEATS])
-    for h, m in k.one_trump:  # his one unseen trump first; the rest of his cards are plain
+    for h, m in k.one_trump if strict else ():  # his one unseen trump first; the rest are plain
         m &= ~(hands[0] | hands[1] | hands[2] | hands[3])
         if not m or not left[h]:
-            return None
+            continue  # the view contradicts it (it cannot at a real table): place as the rest
         ms = bits_of(m)
         b = ms[int(rnd() * len(ms))]
         hands[h] |= b
