@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import Callable
@@ -151,3 +152,22 @@ def test_the_hard_cap_stops_an_exact_solve_midway() -> None:
     t0 = time.perf_counter()
     assert player.search(prior, w.copy, random.Random(1)) == prior
     assert time.perf_counter() - t0 < 0.05 + 0.2  # slack for a busy CI
+
+
+def test_the_rule_players_head_start_settles_only_what_is_within_it(monkeypatch: MonkeyPatch) -> None:
+    # Seat 0 leads; the play-outs say the ♠A is worth 0.2 more to his pair than the ♠7, the rule
+    # player's card. A head start larger than the gap keeps the ♠7, a smaller one does not.
+    w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
+    worth = {card("6C").bit: -1.0, card("AS").bit: 0.2, card("7S").bit: 0.0}
+
+    def playout(w2: World, rng: random.Random, careless: int | None = None) -> float:
+        return worth[w2.trick[-1][1]]
+
+    monkeypatch.setattr(search, "policy_rollout", playout)
+    prior = card("7S").bit
+    for bonus, expected in ((0.3, prior), (0.1, card("AS").bit)):
+        budget = Budget(seconds=0.0, min_worlds=4, max_worlds=4, rollouts=1, solve_at=0, policy_rollouts=True)
+        budget = dataclasses.replace(budget, prior_bonus=bonus)
+        assert SearchPlayer("t", budget).search(prior, w.copy, random.Random(1)) == expected, bonus
+    assert HARD.bonus_for("flip") == HARD.bonus_for("draw") == 0.1
+    assert HARD.bonus_for("classic") == MEDIUM.bonus_for("flip") == 0.3
