@@ -190,13 +190,17 @@ _ns_t: dict[str, Any] = dict(vars(T))
 _ns_t["lead"] = look_lead
 exec(compile(textwrap.dedent(inspect.getsource(T.policy_rollout)), "looklead", "exec"), _ns_t)
 
-_ns_s: dict[str, Any] = dict(vars(S))
-_ns_s["policy_rollout"] = _ns_t["policy_rollout"]
-exec(compile(textwrap.dedent(inspect.getsource(S.SearchPlayer.search)), "looklead", "exec"), _ns_s)
+
+def _search_using(rollout: Any) -> Any:
+    """``SearchPlayer.search`` compiled again with ``rollout`` as its policy play-out."""
+    ns: dict[str, Any] = dict(vars(S))
+    ns["policy_rollout"] = rollout
+    exec(compile(textwrap.dedent(inspect.getsource(S.SearchPlayer.search)), "openpolicy", "exec"), ns)
+    return ns["search"]
 
 
 class Look(S.SearchPlayer):
-    search = _ns_s["search"]
+    search = _search_using(_ns_t["policy_rollout"])
 
 
 def medium_look() -> Look:
@@ -209,18 +213,13 @@ def hard_look() -> Look:
 
 def cheat_look() -> Any:
     class C(S.CheatPlayer):
-        search = _ns_s["search"]
+        search = Look.search
 
     return C("cheat-look", S.CHEAT)
 
 
-_ns_s2: dict[str, Any] = dict(vars(S))
-_ns_s2["policy_rollout"] = rollout2
-exec(compile(textwrap.dedent(inspect.getsource(S.SearchPlayer.search)), "looklead2", "exec"), _ns_s2)
-
-
 class Look2(S.SearchPlayer):
-    search = _ns_s2["search"]
+    search = _search_using(rollout2)
 
 
 def medium_look2() -> Look2:
