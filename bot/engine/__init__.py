@@ -17,7 +17,7 @@ from bot.engine.actions import (
     SwapReturn,
 )
 from bot.engine.cards import ALL_CARDS, Card, Rank, Suit, card, cards, deck_for
-from bot.engine.deal import N_SEATS, PAIR_OF, Deal, DealResult, Phase, Trick
+from bot.engine.deal import N_SEATS, PAIR_OF, PARTNER_OF, Deal, DealResult, Phase, Trick
 from bot.engine.errors import IllegalMoveError, KozelError, RecordError, RulesError
 from bot.engine.match import GOAT, GOAT_WITH_DRIVERS, Match
 from bot.engine.order import Tables, tables_for
@@ -31,6 +31,7 @@ __all__ = [
     "GOAT_WITH_DRIVERS",
     "N_SEATS",
     "PAIR_OF",
+    "PARTNER_OF",
     "Action",
     "Brag",
     "BragKind",

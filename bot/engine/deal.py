@@ -57,6 +57,8 @@ from bot.engine.scoring import DealScore, score_deal
 N_SEATS = 4
 #: Pair of each seat: partners sit opposite (pair A = seats 0 and 2, pair B = 1 and 3).
 PAIR_OF = (0, 1, 0, 1)
+#: Partner of each seat: the seat opposite.
+PARTNER_OF = (2, 3, 0, 1)
 _QUEENS_MASK = mask_of([Card(Rank.QUEEN, s) for s in SUITS])
 _QC_ID = QUEEN_OF_CLUBS.id
 _JC_ID = JACK_OF_CLUBS.id
@@ -319,7 +321,7 @@ class Deal:
         self._best_seat = -1
         self._best_power = -1
         if self._is_draw and self.tricks:
-            partner = (leader + 2) % N_SEATS
+            partner = PARTNER_OF[leader]
             mine, theirs = self.hands[leader], self.hands[partner]
             self._restricted_lead = draw_lead_rule(
                 self.hands, leader, self.tricks[-1].leader, self._tables.trump_mask

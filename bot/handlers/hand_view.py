@@ -13,6 +13,7 @@ from html import escape
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import (
+    PARTNER_OF,
     Action,
     Brag,
     ChooseBragKind,
@@ -183,7 +184,7 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
     m = table.match
     assert m is not None
     us, them = seat % 2, 1 - seat % 2
-    partner = seat_name(tr, table, (seat + 2) % 4)
+    partner = seat_name(tr, table, PARTNER_OF[seat])
     lines = [
         tr("hand.title", chat=escape(table.chat_title), n=deal.deal_no, seat=seat + 1),
         tr("hand.trump", suit=suit_text(tr, view.trump)),

@@ -6,7 +6,7 @@ import random
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.engine import GOAT_WITH_DRIVERS, Deal, Phase, Trick
+from bot.engine import GOAT_WITH_DRIVERS, PARTNER_OF, Deal, Phase, Trick
 from bot.engine.cards import deck_for
 from bot.handlers.codec import Button, Codec
 from bot.handlers.game import replay, rules_of
@@ -120,10 +120,20 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
     for e in EVENTS:
         if e == "swap":  # one line per swap, naming the partners
             lines.extend(
-                tr("event.swap", name=seat_name(tr, table, x), partner=seat_name(tr, table, (x + 2) % 4))
+                tr("event.swap", name=seat_name(tr, table, x), partner=seat_name(tr, table, PARTNER_OF[x]))
                 for x, passed in deal.swaps.log
                 if passed
             )
+        elif e == "last_card_swap":  # draw: the leader held only a trump, his partner a plain card
+            if e in result.events and result.tricks:
+                x = result.tricks[-1].leader
+                lines.append(
+                    tr(
+                        f"event.{e}",
+                        name=seat_name(tr, table, x),
+                        partner=seat_name(tr, table, PARTNER_OF[x]),
+                    )
+                )
         elif e in result.events:
             lines.append(tr(f"event.{e}"))
     for pair in (0, 1):

@@ -120,3 +120,33 @@ def test_a_flip_summary_names_who_swapped_a_trump() -> None:
         lines = [s for s in text.splitlines() if head in s]
         assert len(lines) == sum(passed for _, passed in deal.swaps.log), text
         assert names[swapper] in lines[0] and names[(swapper + 2) % 4] in lines[0], lines
+
+
+def test_a_draw_summary_names_whose_last_cards_were_swapped() -> None:
+    """Draw's automatic last-card swap: the summary names the leader who held only a trump and his partner."""
+    rules = Rules.make("draw")
+    for seed in range(2_000):
+        rng = random.Random(seed)
+        deal = Deal.shuffled(rules, rng, dealer=seed % 4)
+        while not deal.over:
+            assert deal.to_act is not None
+            deal.apply(deal.to_act, rng.choice(deal.legal_actions(deal.to_act)))
+        if "last_card_swap" in deal.events:
+            break
+    else:  # pragma: no cover - a few draw deals in a hundred end with the swap
+        raise AssertionError("no last-card swap")
+    names = "ABCD"
+    table = Table(
+        table_id="lc1",
+        chat_id=-100,
+        creator_id=1,
+        status="playing",
+        rules=rules.to_json(),
+        seats=[Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate(names)],
+        match=MatchState(first_dealer=deal.dealer, dealer=deal.dealer, deals=[deal.record()], deal_seq=1),
+    )
+    leader = deal.tricks[-1].leader
+    for lang, head in (("ru", "Обмен последних карт"), ("en", "Last-card swap")):
+        text = summary_content(Tr(lang), Codec(b"k"), table, 0).text
+        lines = [s for s in text.splitlines() if head in s]
+        assert lines == [lines[0]] and f"{names[leader]} ⇄ {names[(leader + 2) % 4]}" in lines[0], text
