@@ -10,6 +10,7 @@ draw from the stock. :func:`sample_world` deals the unseen cards at random withi
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.engine.cards import Card, Rank, Suit, mask_of
@@ -52,6 +53,8 @@ class Knowledge:
     #: Seats known to hold exactly one unseen trump, with the trumps it may be: :func:`_place` gives
     #: each one of them first (the rest of his cards are plain: a trump void in ``allowed``).
     one_trump: tuple[tuple[int, int], ...] = ()
+    #: Whether the voids leave any world at all (else the sampler ignores them at once).
+    strict: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,19 +75,20 @@ class SwapCheck:
     played: tuple[int, ...]
     tm: int
 
-    def trumps_left(self, known: list[int]) -> tuple[list[int], list[int]]:
+    def trumps_left(self, known: list[int], returned: bool = False) -> tuple[list[int], list[int]]:
         """The seats whose unseen cards hold no trump, and those whose unseen cards hold exactly one
         (``known`` per seat: the cards seen there, without the cards played). A swapper gave his only
-        trump away (his partner returns a plain card: a trump for a trump would change nothing); a
-        seat who kept his only trump has none left unseen once a trump of his is known, else exactly
-        one. A seat whose hand a later swap changed (his partner passing him a trump) is left out."""
+        trump away and got a plain card back (a trump for a trump changes nothing for his partner) —
+        or, if ``returned``, a trump, and holds exactly one like a seat who kept his; a seat who kept
+        his only trump has none left unseen once a trump of his is known, else exactly one. A seat
+        whose hand a later swap changed (his partner passing him a trump) is left out."""
         tm = self.tm
         gone: list[int] = []
         one: list[int] = []
         for i, (x, passed) in enumerate(self.asked):
             if any(p and (s + 2) % N_SEATS == x for s, p in self.asked[i + 1 :]):
                 continue
-            if passed:
+            if passed and not returned:
                 gone.append(x)
             else:
                 (gone if (known[x] | self.played[x]) & tm else one).append(x)
@@ -159,16 +163,25 @@ def knowledge(view: SeatView) -> Knowledge:
             need[h] = view.hand_sizes[h] - known[h].bit_count()
     need[STOCK] = view.stock_size
     voids = _voids(view, static)
+    allowed = [unseen & ~voids[h] for h in range(N_SEATS)] + [unseen]
     swaps = _swap_check(view, t)
     one_trump: list[tuple[int, int]] = []
     if swaps is not None:
-        gone, one = swaps.trumps_left(known)
-        for h in gone + one:
-            if h != me:
-                if h in one:
-                    one_trump.append((h, unseen & ~voids[h] & t.trump_mask))
-                voids[h] |= t.trump_mask
-    allowed = [unseen & ~voids[h] for h in range(N_SEATS)] + [unseen]
+        # A swapper's partner returns a plain card as a rule; where no world fits that, he returned a
+        # trump; where none fits either (a contradictory view), the plays alone constrain the worlds.
+        for returned in (False, True):
+            gone, one = swaps.trumps_left(known, returned)
+            read = allowed.copy()
+            ones = []
+            for h in gone + one:
+                if h != me:
+                    if h in one:
+                        ones.append((h, allowed[h] & t.trump_mask))
+                    read[h] &= ~t.trump_mask
+            if _fits(read, need, ones):
+                allowed, one_trump = read, ones
+                break
+    strict = _fits(allowed, need, one_trump)
     leader = view.trick[0][0] if view.trick else view.to_act
     assert leader is not None
     restricted = False
@@ -201,7 +214,27 @@ def knowledge(view: SeatView) -> Knowledge:
         },
         swaps=swaps,
         one_trump=tuple((h, m) for h, m in one_trump if m),
+        strict=strict,
     )
+
+
+def _fits(allowed: list[int], need: list[int], one_trump: Sequence[tuple[int, int]]) -> bool:
+    """Whether the unseen cards can be dealt so that every place gets the cards it needs from those it
+    may take (Gale's condition: every set of places may take at least as many cards as it needs). A
+    seat of ``one_trump`` may also take one of his trumps."""
+    may = allowed.copy()
+    for h, m in one_trump:
+        may[h] |= m
+    places = [h for h in range(N_SEATS + 1) if need[h]]
+    for subset in range(1, 1 << len(places)):
+        m = n = 0
+        for i, h in enumerate(places):
+            if subset >> i & 1:
+                m |= may[h]
+                n += need[h]
+        if m.bit_count() < n:
+            return False
+    return True
 
 
 def _swap_check(view: SeatView, t: Tables) -> SwapCheck | None:
@@ -292,7 +325,7 @@ def sample_world(k: Knowledge, rng: random.Random, tries: int = 30) -> World:
 
 
 def _sample(k: Knowledge, rng: random.Random, tries: int) -> World:
-    for attempt in range(tries + 1):
+    for attempt in range(0 if k.strict else tries, tries + 1):
         placed = _place(k, rng, strict=attempt < tries)
         if placed is not None:
             hands, stock = placed
