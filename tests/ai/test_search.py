@@ -169,5 +169,4 @@ def test_the_rule_players_head_start_settles_only_what_is_within_it(monkeypatch:
         budget = Budget(seconds=0.0, min_worlds=4, max_worlds=4, rollouts=1, solve_at=0, policy_rollouts=True)
         budget = dataclasses.replace(budget, prior_bonus=bonus)
         assert SearchPlayer("t", budget).search(prior, w.copy, random.Random(1)) == expected, bonus
-    assert HARD.bonus_for("flip") == HARD.bonus_for("draw") == 0.1
-    assert HARD.bonus_for("classic") == MEDIUM.bonus_for("flip") == 0.3
+    assert (HARD.prior_bonus, MEDIUM.prior_bonus) == (0.1, 0.3)

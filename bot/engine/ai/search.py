@@ -83,15 +83,6 @@ class Budget:
     solve_at_preset: tuple[tuple[str, int], ...] = ()
     #: Penalty points per deal by which the rule player's card is preferred (see :meth:`SearchPlayer.search`).
     prior_bonus: float = 0.3
-    #: ``prior_bonus`` for the presets named here instead of the default.
-    prior_bonus_preset: tuple[tuple[str, float], ...] = ()
-
-    def bonus_for(self, preset: str) -> float:
-        """The rule player's head start under ``preset``, in penalty points per deal."""
-        for name, x in self.prior_bonus_preset:
-            if name == preset:
-                return x
-        return self.prior_bonus
 
     def solve_from(self, preset: str) -> int:
         """How many cards left the exact solver starts from under ``preset`` (0: never)."""
@@ -146,7 +137,7 @@ class SearchPlayer:
         w0 = world()
         seat = w0.to_act()
         solve_at = b.solve_from(w0.s.rules.preset)
-        bonus = b.bonus_for(w0.s.rules.preset)
+        bonus = b.prior_bonus
         sign = 1 if PAIR_OF[seat] == 0 else -1
         moves = bits_of(w0.legal(seat))
         if len(merge_equivalent(w0, w0.legal(seat))) == 1:
@@ -286,10 +277,10 @@ MEDIUM = Budget(
 #: keep more hidden at 16-20 cards left, and there the early solve gave back what the extra worlds won:
 #: +0.018 (-0.090, 0.127) per deal against ``medium`` from 20 cards, +0.055 (-0.060, 0.170) from 16
 #: (600 pairs each), +0.039 (-0.074, 0.152) from 12 (592 pairs) and +0.04 to +0.17 in 200-300 pair
-#: screens, for less solver time (README, "Arena"). On flip and draw the rule player's card gets a
-#: head start of 0.1 instead of 0.3: five times the worlds make ``hard``'s means tighter than
-#: ``medium``'s, and the larger head start overruled what they found (600 pairs each against
-#: ``medium``: README, "Arena"; classic, where ``hard`` already led with 0.3, keeps it).
+#: screens, for less solver time (README, "Arena"). The rule player's card gets a head start of 0.1
+#: instead of 0.3: five times the worlds make ``hard``'s means tighter than ``medium``'s, and the
+#: larger head start overruled what they found (600 pairs each against ``medium``, seed 1: flip
+#: +0.045 with 0.3, +0.142 with 0.1; draw +0.005 and +0.152; classic +0.095 and +0.172).
 HARD = dataclasses.replace(
     MEDIUM,
     seconds=0.35,
@@ -297,7 +288,7 @@ HARD = dataclasses.replace(
     max_worlds=2000,
     solve_at=20,
     solve_at_preset=(("flip", 12),),
-    prior_bonus_preset=(("flip", 0.1), ("draw", 0.1)),
+    prior_bonus=0.1,
     policy_trick=True,
     limit=0.85,
     check_from=48,
@@ -325,8 +316,7 @@ def medium() -> SearchPlayer:
 def hard() -> SearchPlayer:
     """The ``hard`` level: PIMC over weighted worlds with policy play-outs, up to ~0.35 s (0.85 s at most,
     less once the choice is clear after 48 worlds), policy-finished tricks and the exact solver for the
-    last five tricks (the last three on flip); on flip and draw a smaller head start for the rule
-    player's card."""
+    last five tricks (the last three on flip); a smaller head start for the rule player's card."""
     return SearchPlayer("hard", HARD)
 
 
