@@ -277,7 +277,7 @@ MEDIUM = Budget(
 #: keep more hidden at 16-20 cards left, and there the early solve gave back what the extra worlds won:
 #: +0.018 (-0.090, 0.127) per deal against ``medium`` from 20 cards, +0.055 (-0.060, 0.170) from 16
 #: (600 pairs each), +0.039 (-0.074, 0.152) from 12 (592 pairs) and +0.04 to +0.17 in 200-300 pair
-#: screens, for less solver time (README, "Arena"). The rule player's card gets a head start of 0.1
+#: screens, for less solver time (experiments/README.md). The rule player's card gets a head start of 0.1
 #: instead of 0.3: five times the worlds make ``hard``'s means tighter than ``medium``'s, and the
 #: larger head start overruled what they found (600 pairs each against ``medium``, seed 1: flip
 #: +0.045 with 0.3, +0.142 with 0.1; draw +0.005 and +0.152; classic +0.095 and +0.172).
