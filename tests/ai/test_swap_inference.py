@@ -136,10 +136,10 @@ def test_the_true_hands_lie_within_every_seats_knowledge() -> None:
     assert checked > 2000
 
 
-#: From an arena run (a flip deal, dealer 0): seat 3 passed his single trump, his partner (a random
-#: player) returned the ♣Q, and seat 3 has since followed spades and led a trump; the opponents then
-#: showed void in diamonds. Read as a plain card back, seat 3 would hold no trump, and five cards with
-#: no trump fit nowhere.
+#: From an arena run (a flip deal, hearts trump, dealer 0): seat 3 passed his single trump (♥8), his
+#: partner (a random player) returned the ♣Q, and three tricks have been played. Seat 0
+#: sees only four plain cards unseen (♣9 ♣K ♠A ♦K): read as a plain card back, seat 3 would hold five
+#: cards and no trump, which fits nowhere.
 CAME_BACK_DECK = (
     "QD 7H 8D 8S 9C KC 7C 7S QC QH AS JC 9S JD 7D QS TC JH TS JS AH 8C 8H AD KH 9H AC KS TD TH KD 9D"
 )
