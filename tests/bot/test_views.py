@@ -105,15 +105,7 @@ def test_a_flip_summary_names_who_swapped_a_trump() -> None:
     else:  # pragma: no cover - one flip deal in a few dozen has a swap
         raise AssertionError("no swap")
     names = "ABCD"
-    table = Table(
-        table_id="sw1",
-        chat_id=-100,
-        creator_id=1,
-        status="playing",
-        rules=rules.to_json(),
-        seats=[Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate(names)],
-        match=MatchState(first_dealer=0, dealer=0, deals=[deal.record()], deal_seq=1),
-    )
+    table = _one_deal_table("sw1", rules, deal, names)
     swapper = next(x for x, passed in deal.swaps.log if passed)
     for lang, head in (("ru", "Обмен козыря"), ("en", "passed the single trump")):
         text = summary_content(Tr(lang), Codec(b"k"), table, 0).text
@@ -136,8 +128,18 @@ def test_a_draw_summary_names_whose_last_cards_were_swapped() -> None:
     else:  # pragma: no cover - a few draw deals in a hundred end with the swap
         raise AssertionError("no last-card swap")
     names = "ABCD"
-    table = Table(
-        table_id="lc1",
+    table = _one_deal_table("lc1", rules, deal, names)
+    leader = deal.tricks[-1].leader
+    for lang, head in (("ru", "Обмен последних карт"), ("en", "Last-card swap")):
+        text = summary_content(Tr(lang), Codec(b"k"), table, 0).text
+        lines = [s for s in text.splitlines() if head in s]
+        assert lines == [lines[0]] and f"{names[leader]} ⇄ {names[(leader + 2) % 4]}" in lines[0], text
+
+
+def _one_deal_table(table_id: str, rules: Rules, deal: Deal, names: str) -> Table:
+    """A table of four people named by ``names`` whose match holds the one finished ``deal``."""
+    return Table(
+        table_id=table_id,
         chat_id=-100,
         creator_id=1,
         status="playing",
@@ -145,8 +147,3 @@ def test_a_draw_summary_names_whose_last_cards_were_swapped() -> None:
         seats=[Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate(names)],
         match=MatchState(first_dealer=deal.dealer, dealer=deal.dealer, deals=[deal.record()], deal_seq=1),
     )
-    leader = deal.tricks[-1].leader
-    for lang, head in (("ru", "Обмен последних карт"), ("en", "Last-card swap")):
-        text = summary_content(Tr(lang), Codec(b"k"), table, 0).text
-        lines = [s for s in text.splitlines() if head in s]
-        assert lines == [lines[0]] and f"{names[leader]} ⇄ {names[(leader + 2) % 4]}" in lines[0], text
