@@ -166,6 +166,7 @@ def knowledge(view: SeatView) -> Knowledge:
     allowed = [unseen & ~voids[h] for h in range(N_SEATS)] + [unseen]
     swaps = _swap_check(view, t)
     one_trump: list[tuple[int, int]] = []
+    strict = False
     if swaps is not None:
         # A swapper's partner returns a plain card as a rule; where no world fits that, he returned a
         # trump; where none fits either (a contradictory view), the plays alone constrain the worlds.
@@ -179,9 +180,9 @@ def knowledge(view: SeatView) -> Knowledge:
                         ones.append((h, allowed[h] & t.trump_mask))
                     read[h] &= ~t.trump_mask
             if _fits(read, need, ones):
-                allowed, one_trump = read, ones
+                allowed, one_trump, strict = read, ones, True
                 break
-    strict = _fits(allowed, need, one_trump)
+    strict = strict or _fits(allowed, need, ())
     leader = view.trick[0][0] if view.trick else view.to_act
     assert leader is not None
     restricted = False
