@@ -3,8 +3,9 @@
 Matches are played on a fixed, seeded sequence of decks, each match twice: once with side A in seats
 0 and 2, once with the sides swapped, so both sides hold the same cards. A paired deal is the k-th
 deal of a match in both runs; its margin is side A's penalty-point advantage averaged over the two
-runs. Prints the mean margin per deal with its paired 95% confidence interval, the share of deals and
-of matches won, and each side's decision times (median, p95, max).
+runs. Prints the mean margin per deal with its paired 95% confidence interval, the share of deals won
+with its 95% confidence interval (:func:`share_ci`), the share of matches won, and each side's decision
+times (median, p95, max).
 
 A side is a level name (``random``, ``easy``, ``medium``, ``hard``, ``cheat``) or an import path
 ``package.module:factory``; ``--a easy,medium`` seats easy in seat 0 and medium in seat 2. The factory
@@ -163,17 +164,36 @@ def summarise(
     won = sum(1 for v in games if v > 0)
     lost = sum(1 for v in games if v < 0)
     decided = [m for m in matches if m is not None]
+    share = won / (won + lost) if won + lost else None
     return {
         "paired_deals": n,
         "margin_per_deal": round(mean, 3),
         "ci95": [round(mean - half, 3), round(mean + half, 3)],
-        "deals_won_share": round(won / (won + lost), 3) if won + lost else None,
+        "deals_won_share": None if share is None else round(share, 3),
+        "deals_won_ci95": share_ci(pairs),
         "deals_tied_share": round((len(games) - won - lost) / len(games), 3) if games else None,
         "matches": len(decided),
         "matches_won_share": round(sum(decided) / len(decided), 3) if decided else None,
         "time_ms_a": _times(times[0]),
         "time_ms_b": _times(times[1]),
     }
+
+
+def share_ci(pairs: list[tuple[int, int]]) -> list[float] | None:
+    """The 95% CI of the share of deals won (ties left out) over ``pairs``.
+
+    A deal's two plays share their cards, so they are not independent: the standard error is the ratio
+    estimator's, taken over pairs (each pair's wins against its decided plays), not over plays."""
+    wins = [sum(1 for v in p if v > 0) for p in pairs]
+    plays = [sum(1 for v in p if v != 0) for p in pairs]
+    n, total = len(pairs), sum(plays)
+    if n < 2 or not total:
+        return None
+    share = sum(wins) / total
+    mean_plays = total / n
+    resid = [w - share * d for w, d in zip(wins, plays, strict=True)]
+    se = math.sqrt(sum(r * r for r in resid) / (n - 1) / n) / mean_plays
+    return [round(max(0.0, share - 1.96 * se), 3), round(min(1.0, share + 1.96 * se), 3)]
 
 
 def _times(ts: list[float]) -> dict[str, float]:

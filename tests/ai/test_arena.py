@@ -8,7 +8,7 @@ import pytest
 
 from bot.engine import Rules
 from bot.engine.ai.base import make_player
-from bot.engine.arena import main, run
+from bot.engine.arena import main, run, share_ci
 
 
 def test_duplicate_run_summarises_paired_deals() -> None:
@@ -17,6 +17,8 @@ def test_duplicate_run_summarises_paired_deals() -> None:
     lo, hi = s["ci95"]
     assert lo <= s["margin_per_deal"] <= hi
     assert 0 <= s["deals_won_share"] <= 1
+    lo, hi = s["deals_won_ci95"]
+    assert lo <= s["deals_won_share"] <= hi
     assert s["time_ms_a"]["n"] > 0 and s["time_ms_b"]["n"] > 0
 
 
@@ -69,3 +71,15 @@ def test_only_the_ceiling_is_shown_the_whole_deal(level: str) -> None:
     # play from their view alone, or their arena figures measure a cheat.
     assert not hasattr(make_player(level), "decide_open")
     assert hasattr(make_player("cheat"), "decide_open")
+
+
+def test_share_ci_counts_a_deals_two_plays_as_one_sample() -> None:
+    # 150 wins in 200 decided plays: each pair won once or twice (50 each), so the pairs' wins vary by
+    # 0.5 around 1.5: standard error sqrt(0.25 * 100 / 99 / 100) / 2 = 0.0251.
+    pairs = [(1, -1)] * 50 + [(2, 4)] * 50
+    assert share_ci(pairs) == [0.701, 0.799]
+    # Tied plays (eggs) are left out, as in the share itself; one-sided runs are certain.
+    assert share_ci([*pairs, (0, 0), (0, 0)]) == [0.701, 0.799]
+    assert share_ci([(2, 2)] * 10) == [1.0, 1.0]
+    assert share_ci([(2, -2)] * 10) == [0.5, 0.5]
+    assert share_ci([(1, 1)]) is None and share_ci([(0, 0), (0, 0)]) is None
