@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.engine.cards import Card, Rank, Suit, mask_of
-from bot.engine.deal import Deal, Phase
+from bot.engine.deal import PARTNER_OF, Deal, Phase
 from bot.engine.errors import KozelError
 from bot.engine.order import Tables
 from bot.engine.rules import ClassicOptions, Rules
@@ -305,6 +305,13 @@ def _voids(view: SeatView, static: Static) -> list[int]:
             voids[seat] |= t.suit_masks[e]
             if static.must_trump and t.eff[c.id] != 0:
                 voids[seat] |= t.trump_mask
+    if static.is_draw and "last_card_swap" in view.events:
+        # Draw's last trick began with the leader's lone trump and his partner's lone plain card
+        # swapped, in everyone's sight: each now holds the card the other's voids were shown about.
+        leader = view.trick[0][0] if view.trick else view.to_act
+        assert leader is not None
+        partner = PARTNER_OF[leader]
+        voids[leader], voids[partner] = voids[partner] | t.trump_mask, voids[leader] | plain_mask
     return voids
 
 
