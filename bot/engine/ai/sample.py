@@ -162,7 +162,9 @@ def knowledge(view: SeatView) -> Knowledge:
         if h != me:
             need[h] = view.hand_sizes[h] - known[h].bit_count()
     need[STOCK] = view.stock_size
-    voids = _voids(view, static)
+    leader = view.trick[0][0] if view.trick else view.to_act
+    assert leader is not None
+    voids = _voids(view, static, leader)
     allowed = [unseen & ~voids[h] for h in range(N_SEATS)] + [unseen]
     swaps = _swap_check(view, t)
     one_trump: list[tuple[int, int]] = []
@@ -183,8 +185,6 @@ def knowledge(view: SeatView) -> Knowledge:
                 allowed, one_trump, strict = read, ones, True
                 break
     strict = strict or _fits(allowed, need, ())
-    leader = view.trick[0][0] if view.trick else view.to_act
-    assert leader is not None
     restricted = False
     if static.is_draw and not view.trick:
         restricted = not view.tricks or PAIR_OF[leader] == PAIR_OF[view.tricks[-1].leader]
@@ -274,8 +274,9 @@ def _static(rules: Rules, t: Tables, eggs_before: int, open_seat: int | None) ->
     return s
 
 
-def _voids(view: SeatView, static: Static) -> list[int]:
-    """Per seat, the cards it cannot hold (whole effective suits it showed itself void in)."""
+def _voids(view: SeatView, static: Static, leader: int) -> list[int]:
+    """Per seat, the cards it cannot hold (whole effective suits it showed itself void in); ``leader``
+    leads the current trick."""
     t = view.tables
     assert t is not None
     voids = [0] * N_SEATS
@@ -308,8 +309,6 @@ def _voids(view: SeatView, static: Static) -> list[int]:
     if static.is_draw and "last_card_swap" in view.events:
         # Draw's last trick began with the leader's lone trump and his partner's lone plain card
         # swapped, in everyone's sight: each now holds the card the other's voids were shown about.
-        leader = view.trick[0][0] if view.trick else view.to_act
-        assert leader is not None
         partner = PARTNER_OF[leader]
         voids[leader], voids[partner] = voids[partner] | t.trump_mask, voids[leader] | plain_mask
     return voids
