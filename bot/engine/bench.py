@@ -1,33 +1,47 @@
 """``python -m bot.engine.bench``: random legal deals per second for each preset, as JSON lines.
 
-Each deal is shuffled, dealt, its decisions before the first lead taken at random, then played out
-with random legal cards and scored; a deal that turns out void is dealt again and not counted.
-``classic`` is a match's first deal (dealt one at a time); ``classic_brag`` a later one, which opens
-with the brag and often the exchange. ``deals_per_s`` goes through :func:`bot.engine.fast.rollout`,
-the path bot players search with (it takes classic's brag and exchange on bit masks too; flip's
-declare and swap go through :meth:`Deal.apply`); ``api_deals_per_s`` takes every decision and plays
-every card through :meth:`Deal.apply` and :meth:`Deal.play`, which validate and record each move.
-Figures are the median of ``--runs`` runs on one core, timed in this process's CPU time (the same as
-wall time on an idle machine; on a shared one it is skewed less by other processes).
-``--solver LEFT`` times the search levels' open-hand solver instead (:func:`measure_solver`).
+Two paths are timed, each as the product runs it:
+
+* ``api_deals_per_s`` — whole random deals through the validating :class:`~bot.engine.deal.Deal` API
+  (what every tap, every replay of a stored deal and every stored-state check runs): shuffled, dealt,
+  every decision before the first lead and every card taken through :meth:`Deal.apply` /
+  :meth:`Deal.play`, which check and record each move, then scored. A deal that turns out void is
+  dealt again and not counted.
+* ``deals_per_s`` — random play-outs through the play kernel exactly as the bot players call them
+  (:func:`bot.engine.ai.world.rollout`: a copy of the position, the kernel's play-out, its worth), from
+  the first lead of random deals dealt beforehand through the API (not timed).
+
+Beside each, the yardstick: a straightforward list-based implementation written from RULES.md alone
+(``tests/engine/reference.py``: cards in lists, legal cards by list comprehension), timed on the same
+work in the same run — whole deals for ``reference_deals_per_s``, play-outs from the same positions for
+``reference_play_per_s`` — alternating with the path it is compared with, so ``api_vs_reference`` and
+``search_vs_reference`` (speed ratios, medians over the runs) hold however loaded the machine is. The
+reference plays classic's first deal, flip turned up and draw; it is absent (``null``) for
+``classic_brag`` (a later classic deal: the brag and often the exchange), and where the ``tests``
+package is not at hand.
+
+``classic`` is a match's first deal (dealt one at a time). Figures are medians of ``--runs`` runs, in
+this process's CPU time. ``--solver LEFT`` times the search levels' open-hand solver instead
+(:func:`measure_solver`).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 from bot.engine.ai.sample import true_world
 from bot.engine.ai.solver import Solver
-from bot.engine.ai.world import World
+from bot.engine.ai.world import World, rollout
 from bot.engine.cards import ALL_CARDS
 from bot.engine.deal import Deal, Phase
-from bot.engine.fast import REDEAL, rollout
 from bot.engine.rules import Rules
 
 
@@ -49,18 +63,8 @@ CASES: dict[str, tuple[str, int]] = {
 }
 
 
-def _search_path(rules: Rules, rng: random.Random, n: int, deal_no: int) -> int:
-    done = 0
-    while done < n:
-        deal = Deal.shuffled(rules, rng, dealer=done % 4, deal_no=deal_no)
-        if deal.brag is None:
-            _to_play_phase(deal, rng)  # flip's decisions; the play-out takes classic's brag itself
-        if not deal.over and rollout(deal, rng) is not REDEAL:
-            done += 1
-    return done
-
-
-def _api_path(rules: Rules, rng: random.Random, n: int, deal_no: int) -> int:
+def api_deals(rules: Rules, rng: random.Random, n: int, deal_no: int) -> int:
+    """Play ``n`` whole random deals through the validating API; returns ``n``."""
     done = 0
     rnd = rng.random
     while done < n:
@@ -79,6 +83,111 @@ def _api_path(rules: Rules, rng: random.Random, n: int, deal_no: int) -> int:
             deal.play(seat, ALL_CARDS[(m & -m).bit_length() - 1])
         done += 1
     return done
+
+
+def first_leads(rules: Rules, rng: random.Random, n: int, deal_no: int) -> list[Deal]:
+    """``n`` random deals at their first lead (void deals skipped)."""
+    out: list[Deal] = []
+    while len(out) < n:
+        deal = Deal.shuffled(rules, rng, dealer=len(out) % 4, deal_no=deal_no)
+        _to_play_phase(deal, rng)
+        if not deal.over:
+            out.append(deal)
+    return out
+
+
+def _reference() -> Any | None:
+    """The list-based reference module, if the ``tests`` package is at hand."""
+    try:
+        return importlib.import_module("tests.engine.reference")
+    except ImportError:
+        return None
+
+
+def _paired(
+    a: Callable[[], int], b: Callable[[], int], runs: int
+) -> tuple[float, float | None, float | None]:
+    """Run ``a`` and ``b`` in turn ``runs`` times: ``a``'s median rate, ``b``'s, and the median of the
+    runs' speed ratios a / b (the two halves of a run see the same load)."""
+    rates_a, rates_b, ratios = [], [], []
+    for _ in range(runs):
+        t0 = time.process_time()
+        n = a()
+        ta = time.process_time() - t0
+        rates_a.append(n / ta)
+        t0 = time.process_time()
+        n_b = b()
+        tb = time.process_time() - t0
+        if n_b:
+            rates_b.append(n_b / tb)
+            ratios.append(rates_a[-1] / rates_b[-1])
+    med_b = statistics.median(rates_b) if rates_b else None
+    return statistics.median(rates_a), med_b, statistics.median(ratios) if ratios else None
+
+
+def measure_case(case: str, deals: int, runs: int, seed: int) -> dict[str, Any]:
+    """The figures of one line of the bench (see the module docstring)."""
+    preset, deal_no = CASES[case]
+    rules = Rules.make(preset)
+    ref = _reference() if deal_no == 1 else None
+    rng_api, rng_ref = random.Random(seed), random.Random(seed)
+
+    def api() -> int:
+        return api_deals(rules, rng_api, deals, deal_no)
+
+    def ref_deals() -> int:
+        done = 0
+        while ref is not None and done < deals:
+            d = ref.deal_random(preset, rng_ref, done % 4)
+            if d is not None:
+                ref.play_random(d, rng_ref.random)
+                done += 1
+        return done
+
+    api_rate, ref_rate, api_ratio = _paired(api, ref_deals, runs)
+    positions = first_leads(rules, random.Random(seed + 1), min(deals, 1000), deal_no)
+    worlds: list[World] = [true_world(d) for d in positions]
+    refs = [_ref_position(ref, d) for d in positions] if ref is not None else []
+    rng_k, rng_r = random.Random(seed + 2), random.Random(seed + 2)
+
+    def kernel() -> int:
+        for w in worlds:
+            rollout(w, rng_k)
+        return len(worlds)
+
+    def ref_play() -> int:
+        for x in refs:
+            x.play_random(rng_r.random)
+        return len(refs)
+
+    kernel_rate, ref_play_rate, search_ratio = _paired(kernel, ref_play, runs)
+    return {
+        "preset": case,
+        "deals_per_s": round(kernel_rate),
+        "api_deals_per_s": round(api_rate),
+        "reference_deals_per_s": None if ref_rate is None else round(ref_rate),
+        "reference_play_per_s": None if ref_play_rate is None else round(ref_play_rate),
+        "api_vs_reference": None if api_ratio is None else round(api_ratio, 2),
+        "search_vs_reference": None if search_ratio is None else round(search_ratio, 2),
+        "deals": deals,
+        "runs": runs,
+    }
+
+
+def _ref_position(ref: Any, deal: Deal) -> Any:
+    """``deal`` at its first lead as the reference's deal."""
+    st = deal.play_state
+    assert st is not None and deal.trump is not None
+    return ref.RefDeal(
+        deal.rules.preset,
+        deal.rules.deck_size,
+        deal.trump.value,
+        [deal.hand(s) for s in range(4)],
+        st.leader,
+        deal.stock,
+        must_trump=deal.rules.options.must_trump_when_void,
+        restricted=st.restricted,
+    )
 
 
 def solver_positions(rules: Rules, rng: random.Random, left: int, n: int) -> list[World]:
@@ -124,24 +233,6 @@ def measure_solver(rules: Rules, left: int, positions: int, seed: int) -> dict[s
     }
 
 
-def measure(
-    rules: Rules,
-    path: Callable[[Rules, random.Random, int, int], int],
-    deal_no: int,
-    deals: int,
-    runs: int,
-    seed: int,
-) -> float:
-    """Median deals per second of ``path`` over ``runs`` runs of ``deals`` deals numbered ``deal_no``."""
-    rates = []
-    for r in range(runs):
-        rng = random.Random(seed + r)
-        t0 = time.process_time()
-        done = path(rules, rng, deals, deal_no)
-        rates.append(done / (time.process_time() - t0))
-    return statistics.median(rates)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print one JSON line per case."""
     parser = argparse.ArgumentParser(prog="python -m bot.engine.bench", description=__doc__.splitlines()[0])
@@ -165,18 +256,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"preset": preset, "solver_left": args.solver, **figures}), flush=True)
         return 0
     for case in args.preset or CASES:
-        preset, deal_no = CASES[case]
-        rules = Rules.make(preset)
-        fast = measure(rules, _search_path, deal_no, args.deals, args.runs, args.seed)
-        api = measure(rules, _api_path, deal_no, args.deals, args.runs, args.seed)
-        line = {
-            "preset": case,
-            "deals_per_s": round(fast),
-            "api_deals_per_s": round(api),
-            "deals": args.deals,
-            "runs": args.runs,
-        }
-        print(json.dumps(line), flush=True)
+        print(json.dumps(measure_case(case, args.deals, args.runs, args.seed)), flush=True)
     return 0
 
 

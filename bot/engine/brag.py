@@ -1,22 +1,19 @@
 """Classic's brag (хвалёж) and the exchange with the open hand (RULES.md §2).
 
-These functions drive a :class:`bot.engine.deal.Deal` through the phases before the first lead of a
-classic deal after the first; the deal calls them and stays the only owner of the state.
+These functions drive a deal through the phases before the first lead of a classic deal after the
+first, through the deal's public interface (:class:`bot.engine.phase.DealCore`); the brag's own state
+is a :class:`BragState` the deal keeps and hands in.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
-from typing import TYPE_CHECKING
 
 from bot.engine.actions import Action, Brag, ChooseBragKind, Cut, Exchange, ExchangeGive
 from bot.engine.cards import ALL_CARDS, Card, Rank, cards_of
-from bot.engine.phase import Phase, Trick
+from bot.engine.phase import DealCore, Phase, Refusal, Trick, refused
 from bot.engine.rules import BragKind, ClassicOptions
-
-if TYPE_CHECKING:
-    from bot.engine.deal import Deal
 
 N_SEATS = 4
 #: Shared action values: a single-card brag per card id, and the two exchange answers.
@@ -43,6 +40,10 @@ class BragState:
     first_group: tuple[Card, ...] = ()
     #: Cards each hand holds once the brag and top-ups are over, before the brag cards are laid.
     hand_size: int = 9
+    #: Who took the brag (he leads), once the brag cards are turned.
+    leader: int = -1
+    #: The exchange on offer (or being made) by the non-bragging pair.
+    exchange: ExchangePlan | None = None
 
     def copy(self) -> BragState:
         """An independent copy."""
@@ -56,6 +57,8 @@ class BragState:
             double=self.double,
             first_group=self.first_group,
             hand_size=self.hand_size,
+            leader=self.leader,
+            exchange=self.exchange,
         )
 
 
@@ -68,10 +71,10 @@ class ExchangePlan:
     give: tuple[Card, ...]
 
 
-def start(deal: Deal) -> None:
-    """Open the brag of a classic deal after the first (trump is already known)."""
+def start(deal: DealCore) -> BragState:
+    """Open the brag of a classic deal after the first (trump is already known); its state."""
     bragger = deal.left
-    deal.brag = BragState(
+    st = BragState(
         bragger=bragger,
         turns=[(bragger + k) % N_SEATS for k in range(N_SEATS)],
         stock=list(deal.deck),
@@ -80,31 +83,58 @@ def start(deal: Deal) -> None:
     opts = deal.rules.options
     assert isinstance(opts, ClassicOptions)
     if opts.brag_choice:
-        deal._await(Phase.BRAG_KIND, bragger)
+        deal.wait_for(Phase.BRAG_KIND, bragger)
     else:
-        begin(deal, opts.brag)
+        begin(deal, st, opts.brag)
+    return st
 
 
-def begin(deal: Deal, kind: BragKind) -> None:
+def begin(deal: DealCore, st: BragState, kind: BragKind) -> None:
     """Start the brag of ``kind``: the mirror waits for the cut, the others hand out cards."""
-    st = _state(deal)
     st.kind = kind
     if kind is BragKind.MIRROR:
-        deal._await(Phase.CUT, st.bragger)
+        deal.wait_for(Phase.CUT, st.bragger)
     else:
-        _next_turn(deal)
+        _next_turn(deal, st)
 
 
-def cut(deal: Deal, at: int) -> None:
+def cut(deal: DealCore, st: BragState, at: int) -> None:
     """The mirror's cut: the top ``at`` cards are turned from their bottom, then the rest likewise."""
-    st = _state(deal)
     st.stock = st.stock[at - 1 :: -1] + st.stock[: at - 1 : -1]
-    _next_turn(deal)
+    _next_turn(deal, st)
 
 
-def legal(deal: Deal, seat: int) -> list[Action]:
+def apply(deal: DealCore, st: BragState, seat: int, action: Action) -> None:
+    """Take a decision of the brag or the exchange (already checked by :func:`refusal`)."""
+    # Most frequent first: four brag lays per brag deal.
+    if isinstance(action, Brag):
+        lay(deal, st, seat, action.cards)
+    elif isinstance(action, Exchange):
+        exchange_decision(deal, st, seat, action.accept)
+    elif isinstance(action, ExchangeGive):
+        give(deal, st, action.cards)
+    elif isinstance(action, ChooseBragKind):
+        deal.events.append(f"brag_{action.kind.value}")
+        begin(deal, st, action.kind)
+    elif isinstance(action, Cut):
+        cut(deal, st, action.at)
+
+
+def refusal(deal: DealCore, st: BragState, seat: int, action: Action) -> Refusal | None:
+    """Why the seat to act may not take ``action`` now (``None``: he may)."""
+    phase = deal.phase
+    # Checked directly: cheaper than listing every choice, which can run to dozens.
+    if isinstance(action, Brag) and phase is Phase.BRAG:
+        ok = can_lay(deal, st, seat, action.cards)
+    elif isinstance(action, ExchangeGive) and phase is Phase.EXCHANGE_GIVE:
+        ok = can_give(deal, st, seat, action.cards)
+    else:
+        ok = action in legal(deal, st, seat)
+    return None if ok else refused(phase, action)
+
+
+def legal(deal: DealCore, st: BragState, seat: int) -> list[Action]:
     """The brag and exchange decisions ``seat`` may take now."""
-    st = _state(deal)
     phase = deal.phase
     t = deal.tables
     assert t is not None
@@ -126,16 +156,15 @@ def legal(deal: Deal, seat: int) -> list[Action]:
     if phase is Phase.CUT:
         return [Cut(i) for i in range(1, len(st.stock))]
     if phase is Phase.EXCHANGE_GIVE:
-        plan = deal.exchange
+        plan = st.exchange
         assert plan is not None
         plain = [c for c in deal.hand(seat) if not t.is_trump(c)]
         return [ExchangeGive(cs) for cs in combinations(plain, len(plan.give))]
     return []
 
 
-def can_lay(deal: Deal, seat: int, laid: tuple[Card, ...]) -> bool:
+def can_lay(deal: DealCore, st: BragState, seat: int, laid: tuple[Card, ...]) -> bool:
     """Whether ``seat`` may lay ``laid`` now: non-trumps he holds, one or (double brag) two."""
-    st = _state(deal)
     t = deal.tables
     assert t is not None
     mask = 0
@@ -150,9 +179,9 @@ def can_lay(deal: Deal, seat: int, laid: tuple[Card, ...]) -> bool:
     return len(laid) == (2 if st.double else 1)
 
 
-def can_give(deal: Deal, seat: int, cs: tuple[Card, ...]) -> bool:
+def can_give(deal: DealCore, st: BragState, seat: int, cs: tuple[Card, ...]) -> bool:
     """Whether the strong hand may give ``cs``: as many of his non-trumps as the open hand gives trumps."""
-    plan = deal.exchange
+    plan = st.exchange
     t = deal.tables
     assert plan is not None and t is not None
     mask = 0
@@ -171,9 +200,8 @@ def _double_pair(a: Card, b: Card) -> bool:
     return a.suit is b.suit or a.rank is b.rank is Rank.ACE
 
 
-def lay(deal: Deal, seat: int, laid: tuple[Card, ...]) -> None:
+def lay(deal: DealCore, st: BragState, seat: int, laid: tuple[Card, ...]) -> None:
     """``seat`` lays his brag card(s); he is topped up, his excess goes to his partner, the next lays."""
-    st = _state(deal)
     for c in laid:
         deal.hands[seat] &= ~c.bit
     st.laid.append((seat, laid))
@@ -195,51 +223,49 @@ def lay(deal: Deal, seat: int, laid: tuple[Card, ...]) -> None:
         for c in latest:
             deal.hands[seat] &= ~c.bit
             if partner in st.turns:
-                _receive(deal, partner, [c])
+                _receive(deal, st, partner, [c])
             else:
                 st.stock.append(c)
     st.turns.pop(0)
-    _next_turn(deal)
+    _next_turn(deal, st)
 
 
-def exchange_decision(deal: Deal, seat: int, accept: bool) -> None:
+def exchange_decision(deal: DealCore, st: BragState, seat: int, accept: bool) -> None:
     """A partner of the non-bragging pair agrees to the exchange or refuses it (which ends it)."""
-    plan = deal.exchange
+    plan = st.exchange
     assert plan is not None
-    st = _state(deal)
     if not accept:
         deal.events.append("exchange_refused")
-        deal.exchange = None
-        deal._start_play(deal._brag_leader)
+        st.exchange = None
+        deal.start_play(st.leader)
         return
     if seat == (st.bragger + 1) % N_SEATS:
-        deal._await(Phase.EXCHANGE, (st.bragger + 3) % N_SEATS)
+        deal.wait_for(Phase.EXCHANGE, (st.bragger + 3) % N_SEATS)
     else:
-        deal._await(Phase.EXCHANGE_GIVE, plan.strong)
+        deal.wait_for(Phase.EXCHANGE_GIVE, plan.strong)
 
 
-def give(deal: Deal, cs: tuple[Card, ...]) -> None:
+def give(deal: DealCore, st: BragState, cs: tuple[Card, ...]) -> None:
     """The strong hand gives ``cs`` for the open hand's trumps; the open hand is shown to everyone."""
-    plan = deal.exchange
+    plan = st.exchange
     assert plan is not None
+    hands = deal.hands
     for c in plan.give:
-        deal.hands[plan.open] ^= c.bit
-        deal.hands[plan.strong] |= c.bit
+        hands[plan.open] ^= c.bit
+        hands[plan.strong] |= c.bit
         deal.known[plan.open][plan.strong] |= c.bit
     for c in cs:
-        deal.hands[plan.strong] ^= c.bit
-        deal.hands[plan.open] |= c.bit
-    deal.open_seat = plan.open
-    deal.shown[plan.open] = deal.hands[plan.open]
+        hands[plan.strong] ^= c.bit
+        hands[plan.open] |= c.bit
+    deal.open_hand(plan.open)
     deal.events.append("exchange")
-    deal._start_play(deal._brag_leader)
+    deal.start_play(st.leader)
 
 
-def plan_exchange(deal: Deal) -> ExchangePlan | None:
+def plan_exchange(deal: DealCore, st: BragState) -> ExchangePlan | None:
     """The exchange the non-bragging pair could make now, or ``None`` when it is not offered."""
     t = deal.tables
     assert t is not None
-    st = _state(deal)
     n1, n2 = (st.bragger + 1) % N_SEATS, (st.bragger + 3) % N_SEATS
     c1 = (deal.hands[n1] & t.trump_mask).bit_count()
     c2 = (deal.hands[n2] & t.trump_mask).bit_count()
@@ -258,10 +284,9 @@ def plan_exchange(deal: Deal) -> ExchangePlan | None:
     return ExchangePlan(strong, open_, giving)
 
 
-def _next_turn(deal: Deal) -> None:
-    st = _state(deal)
+def _next_turn(deal: DealCore, st: BragState) -> None:
     if not st.turns:
-        _resolve(deal)
+        _resolve(deal, st)
         return
     seat = st.turns[0]
     t = deal.tables
@@ -269,12 +294,12 @@ def _next_turn(deal: Deal) -> None:
     if st.kind in (BragKind.MIRROR, BragKind.FISHING):
         while st.stock:
             c = st.stock.pop(len(st.stock) // 2 if st.kind is BragKind.FISHING else 0)
-            _receive(deal, seat, [c])
+            _receive(deal, st, seat, [c])
             if not t.is_trump(c):
-                lay(deal, seat, (c,))
+                lay(deal, st, seat, (c,))
                 return
             deal.shown[seat] |= c.bit  # turned face up: everyone saw it
-        deal._void("redeal", same_dealer=True)
+        deal.void("redeal", same_dealer=True)
         return
     half = 2 if st.kind is BragKind.BIG_PANTS else 1
     need = 2 if st.double else 1
@@ -284,7 +309,7 @@ def _next_turn(deal: Deal) -> None:
     while not got or (hand & plain).bit_count() < need:
         if not stock:
             deal.hands[seat] = hand
-            deal._void("redeal", same_dealer=True)
+            deal.void("redeal", same_dealer=True)
             return
         # A pair is the top card and the bottom card (big pants: two of each; one card when one is left).
         group = stock[:half]
@@ -299,11 +324,11 @@ def _next_turn(deal: Deal) -> None:
             st.first_group = tuple(group)
         got += 1
     deal.hands[seat] = hand
-    deal._await(Phase.BRAG, seat)
+    deal.wait_for(Phase.BRAG, seat)
 
 
-def _receive(deal: Deal, seat: int, cs: list[Card]) -> None:
-    received = _state(deal).received[seat]
+def _receive(deal: DealCore, st: BragState, seat: int, cs: list[Card]) -> None:
+    received = st.received[seat]
     m = deal.hands[seat]
     for c in cs:
         m |= 1 << c.id
@@ -311,9 +336,8 @@ def _receive(deal: Deal, seat: int, cs: list[Card]) -> None:
     deal.hands[seat] = m
 
 
-def _resolve(deal: Deal) -> None:
+def _resolve(deal: DealCore, st: BragState) -> None:
     """Turn the brag card(s): the brag tricks, who won the brag, then the exchange or the first lead."""
-    st = _state(deal)
     t = deal.tables
     assert t is not None
     results = []
@@ -325,10 +349,7 @@ def _resolve(deal: Deal) -> None:
             pts += c.points
             if c.suit is suit and t.power[c.id] > best:
                 winner, best = seat, t.power[c.id]
-        pair = deal.pair_of[winner]
-        deal.points[pair] += pts
-        deal.tricks_won[pair] += 1
-        deal.tricks.append(Trick(st.bragger, plays, winner))
+        deal.count_trick(Trick(st.bragger, plays, winner))
         results.append((winner, pts))
     bragging = deal.pair_of[st.bragger]
     if len(results) == 1:
@@ -341,19 +362,14 @@ def _resolve(deal: Deal) -> None:
             leader = w1 if p1 > p2 else w2
         else:
             leader = w1 if deal.pair_of[w1] == bragging else w2
-    deal._brag_leader = leader
+    st.leader = leader
     deal.events.append("brag_won" if deal.pair_of[leader] == bragging else "brag_lost")
-    if deal._four_queens_redeal():
+    if deal.redeal_if_four_queens():
         return
     if deal.pair_of[leader] == bragging:
-        plan = plan_exchange(deal)
+        plan = plan_exchange(deal, st)
         if plan is not None:
-            deal.exchange = plan
-            deal._await(Phase.EXCHANGE, (st.bragger + 1) % N_SEATS)
+            st.exchange = plan
+            deal.wait_for(Phase.EXCHANGE, (st.bragger + 1) % N_SEATS)
             return
-    deal._start_play(leader)
-
-
-def _state(deal: Deal) -> BragState:
-    assert deal.brag is not None, "no brag in this deal"
-    return deal.brag
+    deal.start_play(leader)

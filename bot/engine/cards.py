@@ -63,15 +63,13 @@ class Card:
     suit: Suit
     id: int = field(init=False, repr=False, compare=False)
     points: int = field(init=False, repr=False, compare=False)
+    #: The card code: rank then suit, e.g. ``"TD"`` (worked out once: records list every card).
+    code: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", self.suit.ordinal * len(RANKS) + self.rank.ordinal)
         object.__setattr__(self, "points", self.rank.points)
-
-    @property
-    def code(self) -> str:
-        """The card code: rank then suit, e.g. ``"TD"``."""
-        return self.rank.value + self.suit.value
+        object.__setattr__(self, "code", self.rank.value + self.suit.value)
 
     @property
     def bit(self) -> int:

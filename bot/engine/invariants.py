@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from bot.engine import flip
 from bot.engine.actions import action_from_json
 from bot.engine.cards import Card, cards_of, deck_mask, mask_of
 from bot.engine.deal import Deal
@@ -49,7 +50,7 @@ def _places(deal: Deal) -> Iterator[tuple[str, int, int]]:
         if st.turns and st.laid:
             # Laid but not turned: once every seat has laid, the cards are the brag tricks.
             yield _place("the brag cards laid", [c for _, cs in st.laid for c in cs])
-    if deal.phase is Phase.DECLARE and deal._declaring_after_three:
+    if flip.declaring_after_three(deal):
         yield _place("the undealt deck", deal.deck[3:])
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from bot.engine.ai.world import PAIR_OF, QC_BIT, Static, bits_of
 from bot.engine.cards import POINTS_BY_ID
+from bot.engine.play import follow_mask
 
 
 def finish(
@@ -23,9 +24,8 @@ def finish(
     [0, 1)): nobody at a real table plays perfectly. The cards played are appended to ``out``."""
     e = s.eff[plays[0][1].bit_length() - 1]
     strength = s.by_led[e]
-    suit = s.suit_masks[e]
     open_seat = s.open_seat
-    tm, sp_mask = s.tm, s.special
+    sp_mask = s.special
     ws, wp, pts = -1, -2, 0
     special: list[tuple[int, int]] = []
     for seat, b in plays:
@@ -37,12 +37,9 @@ def finish(
         if b & sp_mask:
             special.append((seat, b))
     foes_after = _foes_after(rest, open_seat)
-    must_trump = s.must_trump
     for i, h in enumerate(rest):
         hand = hands[h]
-        # The open hand need not follow once its one trump is gone.
-        open_free = h == open_seat and not hand & tm
-        m = hand if open_free else (hand & suit or (must_trump and hand & tm) or hand)
+        m = follow_mask(s, h, hand, e, plays[0][1])
         pair = PAIR_OF[h]
         if m & (m - 1) == 0:
             b = m  # the policy's only choice too
@@ -52,7 +49,7 @@ def finish(
             ms = bits_of(m)
             b = ms[int(r * len(ms))]
         else:
-            b = _choose(s, m, h, pair, ws, wp, strength, special, foes_after[i], hands, suit)
+            b = _choose(s, m, h, pair, ws, wp, strength, special, foes_after[i], hands, plays[0][1])
         if out is not None:
             out.append(b)
         cid = b.bit_length() - 1
@@ -95,7 +92,7 @@ def _choose(
     special: list[tuple[int, int]],
     later_foes: tuple[int, ...],
     hands: list[int],
-    suit: int,
+    led: int,
 ) -> int:
     """The card seat ``h`` plays from its legal cards ``m`` (more than one) under the simple policy."""
     top = s.top_bit
@@ -114,7 +111,7 @@ def _choose(
     power = s.tables.power
     if PAIR_OF[ws] == pair:
         for x in later_foes:
-            if _beats(hands[x], s, strength, wp, suit):
+            if _beats(x, hands[x], s, strength, wp, led):
                 break
         else:
             return _richest(m, power)  # smear
@@ -135,7 +132,7 @@ def _choose(
                 best_any, any_v = b, v
             if v < safe_v:
                 for x in later_foes:
-                    if _beats(hands[x], s, strength, p, suit):
+                    if _beats(x, hands[x], s, strength, p, led):
                         break
                 else:
                     best_safe, safe_v = b, v
@@ -144,9 +141,9 @@ def _choose(
     return _cheapest(m, power)  # throw the cheapest
 
 
-def _beats(hand: int, s: Static, strength: tuple[int, ...], wp: int, suit: int) -> bool:
-    """Whether ``hand`` may legally play a card beating ``wp``."""
-    hand = hand & suit or (s.must_trump and hand & s.tm) or hand
+def _beats(seat: int, hand: int, s: Static, strength: tuple[int, ...], wp: int, led: int) -> bool:
+    """Whether ``seat`` holding ``hand`` may legally play a card beating ``wp`` (the trick led ``led``)."""
+    hand = follow_mask(s, seat, hand, s.eff[led.bit_length() - 1], led)
     while hand:
         b = hand & -hand
         if strength[b.bit_length() - 1] > wp:
@@ -184,10 +181,10 @@ def _richest(m: int, power: tuple[int, ...]) -> int:
 def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
     """The card seat ``seat`` leads from its legal cards ``m`` in an open world: the richest card nobody
     on the other side can beat (cash a sure trick), else the cheapest card, the ♣Q and the шмон kept."""
-    strength_of, eff, suit_masks = s.by_led, s.eff, s.suit_masks
+    strength_of, eff = s.by_led, s.eff
     pair = PAIR_OF[seat]
-    open_seat, must_trump, tm = s.open_seat, s.must_trump, s.tm
-    foes = [hands[h] for h in range(4) if PAIR_OF[h] != pair and h != open_seat and hands[h]]
+    open_seat = s.open_seat
+    foes = [h for h in range(4) if PAIR_OF[h] != pair and h != open_seat and hands[h]]
     best, best_v = 0, -1
     rest = m
     while rest:
@@ -197,9 +194,8 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
         e = eff[cid]
         strength = strength_of[e]
         p = strength[cid]
-        suit = suit_masks[e]
-        for hand in foes:  # _beats, inlined: this runs for every card of every lead of a play-out
-            ans = hand & suit or (must_trump and hand & tm) or hand
+        for h in foes:  # _beats, inlined: this runs for every card of every lead of a play-out
+            ans = follow_mask(s, h, hands[h], e, b)
             while ans:
                 a = ans & -ans
                 if strength[a.bit_length() - 1] > p:

@@ -10,10 +10,10 @@ import pytest
 
 from bot.engine import Deal, Phase, Rules
 from bot.engine.actions import Play
-from bot.engine.ai.easy import EasyPlayer, _caught, _trick_key, choose_card, play_out
+from bot.engine.ai.easy import EasyPlayer, _trick_key, choose_card, play_out
 from bot.engine.ai.sample import STOCK, Knowledge, _place, eggs_before_of, knowledge, true_world
 from bot.engine.ai.trick import finish
-from bot.engine.ai.world import N_SEATS, Static, World, bits_of, fast_rollout
+from bot.engine.ai.world import N_SEATS, Static, World, bits_of, rollout
 from bot.engine.cards import ALL_CARDS, POINTS_BY_ID
 from bot.engine.view import view_for
 from tests.ai.deals import play_turns
@@ -26,7 +26,7 @@ def _reference_playout(w: World, cards: list[int], seed: int) -> float:
     for b in cards:
         if not w2.over:
             w2.play(b)
-    return fast_rollout(w2, random.Random(seed))
+    return rollout(w2, random.Random(seed))
 
 
 @pytest.mark.parametrize("rules", RULESETS, ids=IDS)
@@ -60,12 +60,10 @@ def test_play_out_is_the_plain_playout_after_the_trick(rules: Rules) -> None:
             key = (e, winner, rest_cards & above, shown)
             shared = (ws, pts - POINTS_BY_ID[b.bit_length() - 1], qp, out)
             assert ends.setdefault(key, shared) == shared
-            caught = _caught(s, plays)
-            end = (ws, pts, qp) if caught < 0 else (-1, 0, caught)
             seed = rng.getrandbits(32)
             gen = random.Random(seed)
-            draws = [gen.random() for _ in range(sum(h.bit_count() for h in hands) + len(w.stock))]
-            got = play_out(w, [b, *out], end, draws)
+            draws = [gen.random() for _ in range(w.cards_left())]
+            got = play_out(w, [b, *out], draws)
             assert got == _reference_playout(w, [b, *out], seed)
             assert w.hands == hands  # the world is not changed
             compared += 1

@@ -39,9 +39,13 @@ def permuted(deal: Deal, seat: int, rng: random.Random) -> Deal:
     it = iter(ids)
     for h, _ in slots:
         other.hands[h] |= 1 << next(it)
-    for i in stock_pos:
-        other.stock[i] = ALL_CARDS[next(it)]
-    other._legal_seat = -1
+    st = other.play_state
+    if st is not None:
+        stock = list(st.stock)
+        for i in stock_pos:
+            stock[st.drawn + i] = ALL_CARDS[next(it)].bit
+        st.stock = tuple(stock)
+        st.refresh()
     return other
 
 

@@ -8,8 +8,9 @@ import pytest
 
 from bot.engine import Deal, Phase, Rules
 from bot.engine.ai.sample import true_world
-from bot.engine.ai.world import fast_rollout, rollout
+from bot.engine.ai.world import rollout, worth
 from bot.engine.arena import deal_value
+from bot.engine.play import play_out, random_choice
 from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
@@ -51,7 +52,8 @@ def test_the_fast_playout_makes_the_same_choices_as_the_model(rules: Rules) -> N
     for _, deal, _seat in play_turns(rules, rng, 10, 0.3):
         w = true_world(deal)
         seed = rng.getrandbits(32)
-        assert fast_rollout(w, random.Random(seed)) == rollout(w, random.Random(seed))
+        chosen = worth(play_out(w.copy(), random_choice(random.Random(seed).random)))
+        assert rollout(w, random.Random(seed)) == chosen
         assert w.hands == true_world(deal).hands  # the world is not changed
         compared += 1
     assert compared

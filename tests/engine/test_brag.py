@@ -286,7 +286,7 @@ def test_exchange_offered_only_to_the_non_bragging_pair_that_lost_the_brag() -> 
             assert deal.exchange is not None
             assert {deal.exchange.strong, deal.exchange.open} == {(bragger + 1) % 4, (bragger + 3) % 4}
         else:
-            assert plan_exchange(deal) is None
+            assert plan_exchange(deal, deal.brag) is None
 
 
 def test_exchange_needs_both_partners_and_a_refusal_ends_it() -> None:

@@ -109,8 +109,9 @@ def test_the_brag_cards_laid_and_the_brag_stock_are_places_too() -> None:
 def test_draws_stock_is_a_place() -> None:
     rng = random.Random(9)
     deal = _random_deal(Rules.make("draw"), rng, 1)
-    top = deal.stock[0]
-    deal.stock.append(top)
+    st = deal.play_state
+    assert st is not None
+    st.stock += (st.stock[st.drawn],)  # the top card again, at the bottom
     assert "1 card(s) listed twice in the stock" in conservation_problems(deal)
 
 

@@ -8,9 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.engine import ALL_CARDS, Deal, Match, Phase, Rules, deck_for, view_for
-from bot.engine.fast import rollout
-from tests.engine.helpers import play_out
+from bot.engine import Deal, Match, Phase, Rules, deck_for, view_for
+from bot.engine.play import play_out
+from bot.engine.scoring import score_deal
+from tests.engine.helpers import play_out as play_deal
+from tests.engine.reference import RefDeal, play_random
 
 RULESETS = [
     Rules.make("classic"),
@@ -92,7 +94,7 @@ def test_random_matches_end_with_a_goat(rules: Rules, seed: int) -> None:
     match = Match(rules, dealer=rng.randrange(4))
     while not match.over:
         deal = match.new_deal(rng=rng)
-        play_out(deal, rng)
+        play_deal(deal, rng)
         assert deal.result is not None
         match.add(deal.result)
         assert len(match.results) < 500
@@ -105,54 +107,55 @@ def test_determinism_same_seed_same_deal(rules: Rules) -> None:
     records = []
     for _ in range(2):
         rng = random.Random(1234)
-        deal = play_out(Deal.shuffled(rules, rng, dealer=1), rng)
+        deal = play_deal(Deal.shuffled(rules, rng, dealer=1), rng)
         records.append(deal.record())
     assert records[0] == records[1]
     rng = random.Random(1235)
-    assert play_out(Deal.shuffled(rules, rng, dealer=1), rng).record() != records[0]
+    assert play_deal(Deal.shuffled(rules, rng, dealer=1), rng).record() != records[0]
 
 
-def reference_rollout(deal: Deal, rng: random.Random) -> Deal:
-    """Deal.play with the choice rule rollout documents: the j-th legal card in id order."""
-    while not deal.over:
-        seat = deal.to_act
-        assert seat is not None
-        m = deal.legal_mask(seat)
-        n = m.bit_count()
-        if n > 1:
-            j = int(rng.random() * n)
-            for _ in range(j):
-                m &= m - 1
-        deal.play(seat, ALL_CARDS[(m & -m).bit_length() - 1])
-    return deal
-
-
-@pytest.mark.parametrize("rules", RULESETS, ids=IDS)
-def test_fast_rollout_matches_the_reference_engine(rules: Rules) -> None:
+@pytest.mark.parametrize("preset", ["classic", "flip", "draw"])
+def test_kernel_play_out_matches_the_list_reference(preset: str) -> None:
+    """The play kernel's random play-out and the independent list-based reference (RULES.md alone) play
+    the same cards from the same position with the same random numbers: same tricks, points, penalty."""
+    rules = Rules.make(preset)
     rng = random.Random(99)
     checked = 0
-    for i in range(150):
+    for i in range(200):
         deal = Deal.shuffled(rules, rng, dealer=i % 4)
         while deal.phase not in (Phase.PLAY, Phase.OVER):
             assert deal.to_act is not None
             deal.apply(deal.to_act, rng.choice(deal.legal_actions(deal.to_act)))
-        if deal.over:
-            continue
         # Start some play-outs mid-deal, even mid-trick.
         for _ in range(rng.randrange(12)):
             if deal.over:
                 break
             assert deal.to_act is not None
             deal.play(deal.to_act, rng.choice(deal.legal_plays(deal.to_act)))
-        if deal.over:
+        st = deal.play_state
+        if deal.over or st is None:
             continue
+        assert deal.trump is not None
+        ref = RefDeal(
+            preset,
+            rules.deck_size,
+            deal.trump.value,
+            [deal.hand(s) for s in range(4)],
+            st.leader,
+            deal.stock,
+            must_trump=rules.options.must_trump_when_void,
+            restricted=st.restricted,
+            trick=deal.trick,
+            points=deal.points.copy(),
+            tricks_won=deal.tricks_won.copy(),
+        )
         before = deal.record()
         seed = rng.randrange(2**32)
-        fast = rollout(deal, random.Random(seed))
-        assert deal.record() == before, "rollout must not change the deal"
-        ref = reference_rollout(deal.copy(), random.Random(seed)).result
-        assert ref is not None
-        assert fast.penalty == ref.penalty and fast.loser == ref.loser
-        assert set(fast.events) <= set(ref.events)
+        w = play_out(st.copy(), None, random.Random(seed).random)
+        assert deal.record() == before, "a play-out of the deal's position must not change the deal"
+        penalty = play_random(ref, random.Random(seed).random)
+        score = score_deal(rules, (w.pts[0], w.pts[1]), (w.won[0], w.won[1]), w.queen_pair)
+        assert (w.pts, w.won, w.queen_pair) == (ref.points, ref.tricks_won, ref.queen_pair)
+        assert score.penalty == penalty
         checked += 1
-    assert checked > 50
+    assert checked > 100

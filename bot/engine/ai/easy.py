@@ -31,15 +31,16 @@ from bot.engine.actions import (
 )
 from bot.engine.cards import ALL_CARDS, POINTS_BY_ID, Card, mask_of
 from bot.engine.deal import Phase
-from bot.engine.draw_rule import draw_lead_rule
 from bot.engine.errors import KozelError
 from bot.engine.order import Tables
+from bot.engine.play import OVER
+from bot.engine.play import play_out as kernel_play_out
 from bot.engine.view import SeatView
 
 from .sample import Knowledge, knowledge, sample_world
 from .solver import merge_equivalent
 from .trick import beaters, finish
-from .world import N_SEATS, PAIR_OF, POINT_WEIGHT, QC_BIT, Static, World, bits_of
+from .world import N_SEATS, PAIR_OF, QC_BIT, Static, World, bits_of, worth
 
 
 class EasyPlayer:
@@ -231,7 +232,7 @@ class _Ctx:
             # draws at most one number per card left, so each stream is drawn once, here, not seeded
             # again for every card.
             w0 = self._worlds[0]
-            left = (w0.hands[0] | w0.hands[1] | w0.hands[2] | w0.hands[3]).bit_count() + len(w0.stock)
+            left = w0.cards_left()
             self._streams = []
             for _ in range(ROLL_WORLDS):
                 rnd = random.Random(self.rng.getrandbits(32)).random
@@ -248,7 +249,6 @@ class _Ctx:
         for b in merge_equivalent(worlds[0], choices):  # equal cards need weighing once
             plays = [*plays0, (self.me, b)]
             pts_b = POINTS_BY_ID[b.bit_length() - 1]
-            caught = _caught(self.k.static, plays)
             total = 0.0
             roll = 0.0
             for i, (ws, pts, qp, out) in enumerate(self.trick_ends(plays)):
@@ -257,8 +257,7 @@ class _Ctx:
                 else:
                     total += pts + pts_b if PAIR_OF[ws] == mine else -(pts + pts_b)
                 if i < ROLL_WORLDS:
-                    end = (ws, pts + pts_b, qp) if caught < 0 else (-1, 0, caught)
-                    roll += play_out(worlds[i], [b, *out], end, self._streams[i])
+                    roll += play_out(worlds[i], [b, *out], self._streams[i])
             v = total / len(worlds) - KEEP_WEIGHT * self.keep(b)
             if ROLL_WORLDS:
                 sign = 1 if mine == 0 else -1
@@ -301,122 +300,26 @@ def _trick_key(s: Static, plays: list[tuple[int, int]]) -> tuple[int, int, int, 
     winning card only with their cards, so two winning cards none of theirs falls between get the
     same answers."""
     e = s.eff[plays[0][1].bit_length() - 1]
-    strength = s.by_led[e]
+    rows = s.strength[e]
     ws, wp = -1, -2
     for seat, b in plays:
-        p = -1 if seat == s.open_seat else strength[b.bit_length() - 1]
+        p = rows[seat][b.bit_length() - 1]
         if p > wp:
             ws, wp = seat, p
     return e, ws, beaters(s)[e][wp + 2], plays[-1][1] & s.special
 
 
-def _caught(s: Static, plays: list[tuple[int, int]]) -> int:
-    """The pair whose ♣Q the last card of ``plays`` catches (-1: none), as :meth:`World.play` sees it.
-    (:func:`finish` looks for a catch only among the cards it plays.)"""
-    seat, b = plays[-1]
-    if b & s.special:
-        for s1, b1 in plays[:-1]:
-            if b1 & s.special and PAIR_OF[s1] != PAIR_OF[seat]:
-                return PAIR_OF[seat] if b == QC_BIT else PAIR_OF[s1]
-    return -1
-
-
-def play_out(w: World, rest: list[int], end: tuple[int, int, int], draws: list[float]) -> float:
+def play_out(w: World, rest: list[int], draws: list[float]) -> float:
     """The worth to pair A of world ``w`` once ``rest`` ends its current trick (the cards still to come,
-    in seat order; they may stop at a caught ♣Q) and the deal is played on at random: the value of
-    :func:`~bot.engine.ai.world.fast_rollout` after ``w.play`` of each card of ``rest`` on a copy, with
-    a generator whose numbers are ``draws`` (at most one per card left). ``end`` is how that trick ends,
-    known to the caller: its winner, its card points and the pair whose ♣Q is caught in it (-1: none).
-    The rule player runs a dozen of these per card it weighs, most of its time, so they copy no world,
-    replay no trick and reseed no generator."""
-    s = w.s
-    eff, suit_masks, tm, by_led, points = s.eff, s.suit_masks, s.tm, s.by_led, POINTS_BY_ID
-    special, must_trump, is_draw = s.special, s.must_trump, s.is_draw
-    open_seat = -1 if s.open_seat is None else s.open_seat  # an int compares faster than None
-    matadors, mat_mask, higher, pair_of = s.matadors, s.mat_mask, s.higher, PAIR_OF
-    hands = w.hands.copy()
-    order = s.orders[w.leader]
-    pos = len(w.trick)
+    in seat order; they may stop at a caught ♣Q) and the deal is played on at random (the kernel's
+    play-out), drawing its random numbers from ``draws`` (at most one per card left). The rule player
+    runs a dozen of these per card it weighs, so its random numbers are drawn once per world, not per
+    card (common random numbers)."""
+    w = w.copy()
     for b in rest:
-        hands[order[pos]] ^= b
-        pos += 1
-    best_seat, tp, queen_pair = end
-    followers = [o[1:] for o in s.orders]
-    stock = w.stock
-    n_stock = len(stock)
-    drawn = 0  # cards taken from the stock
-    pts0, pts1 = w.pts
-    won0, won1 = w.won
-    leader = w.leader
-    restricted = w.restricted
-    k = 0  # the next of ``draws``
-    while queen_pair < 0:
-        # The trick just played is scored; the next is played at random.
-        if pair_of[best_seat] == 0:
-            pts0 += tp
-            won0 += 1
-        else:
-            pts1 += tp
-            won1 += 1
-        if drawn < n_stock:
-            for j in range(min(N_SEATS, n_stock - drawn)):
-                hands[(best_seat + j) % N_SEATS] |= stock[drawn]
-                drawn += 1
-        if not (hands[0] | hands[1] | hands[2] | hands[3]):
+        if w.play(b) == OVER:
             break
-        if is_draw:
-            restricted = draw_lead_rule(hands, best_seat, leader, tm)
-        leader = best_seat
-        hand = hands[leader]
-        m = hand & ~tm or hand if restricted else hand
-        if m & (m - 1):
-            j = int(draws[k] * m.bit_count())
-            k += 1
-            while j:
-                m &= m - 1
-                j -= 1
-        b = m & -m
-        hands[leader] = hand ^ b
-        led_cid = b.bit_length() - 1
-        led_eff = eff[led_cid]
-        strength = by_led[led_eff]
-        led_mask = suit_masks[led_eff]
-        mat_check = matadors and led_eff == 0 and b & mat_mask
-        best_p = -1 if leader == open_seat else strength[led_cid]
-        tp = points[led_cid]
-        shown = leader if b & special else -1  # the seat that laid a ♣Q or шмон in this trick
-        for seat in followers[leader]:
-            hand = hands[seat]
-            if seat == open_seat and not hand & tm:
-                m = hand
-            else:
-                m = hand & led_mask
-                if m:
-                    if mat_check and not m & ~higher[led_cid]:
-                        m = hand
-                elif must_trump:
-                    m = hand & tm or hand
-                else:
-                    m = hand
-            if m & (m - 1):
-                j = int(draws[k] * m.bit_count())
-                k += 1
-                while j:
-                    m &= m - 1
-                    j -= 1
-            b = m & -m
-            hands[seat] = hand ^ b
-            if b & special:
-                if shown >= 0 and pair_of[shown] != pair_of[seat]:
-                    queen_pair = pair_of[seat] if b == QC_BIT else pair_of[shown]
-                    break
-                shown = seat
-            cid = b.bit_length() - 1
-            tp += points[cid]
-            if seat != open_seat and strength[cid] > best_p:
-                best_seat, best_p = seat, strength[cid]
-    value = s.value0(pts0, pts1, won0, won1, None if queen_pair < 0 else queen_pair)
-    return value + POINT_WEIGHT * (pts0 - pts1)
+    return worth(kernel_play_out(w, None, iter(draws).__next__))
 
 
 # ------------------------------------------------------------------ other decisions

@@ -13,11 +13,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.engine.cards import Card, Rank, Suit, mask_of
+from bot.engine.cards import Card, Rank, mask_of
 from bot.engine.deal import PARTNER_OF, Deal, Phase
 from bot.engine.errors import KozelError
 from bot.engine.order import Tables
-from bot.engine.rules import ClassicOptions, Rules
+from bot.engine.play import play_rules
+from bot.engine.rules import ClassicOptions
 from bot.engine.view import SeatView
 
 from .world import N_SEATS, PAIR_OF, Static, World, bits_of
@@ -152,7 +153,7 @@ def knowledge(view: SeatView) -> Knowledge:
         raise KozelError(f"worlds are sampled in the play phase, not in {view.phase.value!r}")
     t = view.tables
     open_seat = view.open_seat
-    static = _static(view.rules, t, eggs_before_of(view), open_seat)
+    static = play_rules(view.rules, t.trump, eggs_before_of(view), open_seat)
     me = view.seat
     known = [mask_of(list(cs)) for cs in view.seen]
     known[me] = mask_of(list(view.hand))
@@ -255,23 +256,6 @@ def _swap_check(view: SeatView, t: Tables) -> SwapCheck | None:
         played=tuple(played),
         tm=t.trump_mask,
     )
-
-
-#: The :class:`Static` of each deal seen lately, by rules, trump, eggs before and open seat.
-_STATICS: dict[tuple[Rules, Suit, int, int | None], Static] = {}
-
-
-def _static(rules: Rules, t: Tables, eggs_before: int, open_seat: int | None) -> Static:
-    """The deal's :class:`Static`, the same object for every decision of the deal: a play-out's score
-    (:meth:`Static.value0`, a :func:`score_deal` call) is then worked out once per deal, not once per
-    decision, which cost the rule player about a tenth of its time. Nothing else in it ever changes."""
-    key = (rules, t.trump, eggs_before, open_seat)
-    s = _STATICS.get(key)
-    if s is None or s.tables is not t:
-        if len(_STATICS) >= 64:
-            _STATICS.clear()
-        s = _STATICS[key] = Static(rules, t, eggs_before, open_seat)
-    return s
 
 
 def _voids(view: SeatView, static: Static, leader: int) -> list[int]:
@@ -405,23 +389,7 @@ def _place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], l
 
 def true_world(deal: Deal) -> World:
     """The deal's actual world (every hand open): the cheating ceiling and the tests use it."""
-    if deal.phase is not Phase.PLAY or deal.tables is None:
+    st = deal.play_state
+    if deal.phase is not Phase.PLAY or st is None:
         raise KozelError(f"a world starts in the play phase, not in {deal.phase.value!r}")
-    static = Static(deal.rules, deal.tables, deal.eggs_before, deal.open_seat)
-    first_card = deal._first_lead_card
-    first = first_card.bit if first_card is not None and not deal.trick and _no_play_yet(deal) else 0
-    return World(
-        static,
-        deal.hands.copy(),
-        deal.order[0],
-        [(s, c.bit) for s, c in deal.trick],
-        deal.points.copy(),
-        deal.tricks_won.copy(),
-        [c.bit for c in deal.stock],
-        bool(deal._restricted_lead) and not deal.trick,
-        first,
-    )
-
-
-def _no_play_yet(deal: Deal) -> bool:
-    return not deal.tricks
+    return st.copy()

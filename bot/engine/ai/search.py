@@ -40,7 +40,7 @@ from .sample import knowledge, sample_world, true_world
 from .solver import Solver, SolveTimeout, merge_equivalent
 from .trick import finish, policy_rollout
 from .weigh import history, likelihood
-from .world import PAIR_OF, World, bits_of, fast_rollout
+from .world import PAIR_OF, World, bits_of, rollout
 
 _WorldFn = Callable[[], World]
 _WeightFn = Callable[[World], float]
@@ -150,7 +150,7 @@ class SearchPlayer:
         mass = 0.0
         w = w0
         while True:
-            left = sum(h.bit_count() for h in w.hands) + len(w.stock)
+            left = w.cards_left()
             solve = bool(solve_at) and left <= solve_at
             # Common random numbers: every card's play-outs in this world use the same random stream.
             seed = rng.getrandbits(32)
@@ -171,7 +171,7 @@ class SearchPlayer:
                     if b.policy_rollouts:
                         values[m] = policy_rollout(w2, r, None if careless is None else careless[0])
                     else:
-                        values[m] = sum(fast_rollout(w2, r) for _ in range(b.rollouts)) / b.rollouts
+                        values[m] = sum(rollout(w2, r) for _ in range(b.rollouts)) / b.rollouts
                 if time.perf_counter() > cutoff:
                     break
             if len(values) < len(moves):

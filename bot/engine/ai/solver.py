@@ -7,10 +7,12 @@ ordering, bounds at each trick boundary (when every way the rest can go is worth
 reach the window, nothing is searched) and the last trick played at once keep the last five tricks
 within a few milliseconds per world (``python -m bot.engine.bench --solver 20``).
 
-The search does not go through :class:`~bot.engine.ai.world.World`: it plays on the bare masks —
-one list of hands changed and restored in place, the trick on a stack, points and tricks won as
-arguments — so a node costs no copy. Which cards of a hand are equivalent is worked out once per trick
-(the cards still in play do not change within one), not once per node.
+The search does not move a :class:`~bot.engine.play.PlayState` on: it plays on the bare masks — one
+list of hands changed and restored in place, the trick on a stack, points and tricks won as arguments —
+so a node costs no copy; which cards may be played, who wins, the queen catch and what a trick's end
+does are the play kernel's functions and tables (:mod:`bot.engine.play`). Which cards of a hand are
+equivalent is worked out once per trick (the cards still in play do not change within one), not once
+per node.
 
 A caller with a deadline passes ``expired``, asked every 1,024 nodes: once it answers true, the solve
 stops with :class:`SolveTimeout` (the world passed in is untouched, and the transposition table keeps
@@ -23,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.engine.cards import POINTS_BY_ID
-from bot.engine.draw_rule import draw_lead_rule
+from bot.engine.play import FREE, caught, draw_lead_rule, follow_mask, lead_mask, refill
 
-from .world import N_SEATS, PAIR_OF, QC_BIT, Static, World, bits_of
+from .world import QC_BIT, Static, World, bits_of
 
 _INF = 1 << 20
 Key = tuple[int, int, int, int, int, int, bool, bool, bool, tuple[int, ...]]
@@ -56,7 +58,7 @@ class Solver:
             return w.value0()
         s = self._bind(w.s)
         hands = w.hands.copy()
-        stock = tuple(w.stock)
+        stock = w.stock[w.drawn :]
         trick = list(w.trick)
         in_play = hands[0] | hands[1] | hands[2] | hands[3]
         for b in stock:
@@ -65,7 +67,7 @@ class Solver:
         if trick:
             for _, b in trick:
                 in_play |= b
-            win_seat, win_p = w.trick_winner()
+            win_seat, win_p = w.win_seat, w.win_p
         red = self._redundant(hands, in_play)
         p0, p1 = w.pts
         w0, w1 = w.won
@@ -110,8 +112,7 @@ class Solver:
                     continue
                 pts = POINTS_BY_ID[b.bit_length() - 1]
                 if prev and pts == prev_pts and not (b | prev) & special:
-                    for seat in range(N_SEATS):
-                        h = hands[seat]
+                    for seat, h in enumerate(hands):
                         if h & b and h & prev:
                             red[seat] |= b
                             break
@@ -175,52 +176,29 @@ class Solver:
                 for b in stock:
                     in_play |= b
                 red = self._redundant(hands, in_play)
-            if first:
-                legal = first & hand or hand
-            elif restricted:
-                legal = hand & ~s.tm or hand
-            else:
-                legal = hand
+            legal = lead_mask(s, hand, first, restricted)
             moves = bits_of(legal & ~red[seat] or legal)
             if len(moves) > 1:
                 power = s.tables.power
                 moves.sort(key=lambda b: -power[b.bit_length() - 1])
             led_eff = -1
         else:
-            led_eff = s.eff[trick[0][1].bit_length() - 1]
-            if seat == s.open_seat and not hand & s.tm:
-                legal = hand
-            else:
-                legal = hand & s.suit_masks[led_eff]
-                if legal:
-                    if led_eff == 0 and s.matadors:
-                        led = trick[0][1]
-                        if led & s.mat_mask and not legal & ~s.higher[led.bit_length() - 1]:
-                            legal = hand
-                elif s.must_trump:
-                    legal = hand & s.tm or hand
-                else:
-                    legal = hand
+            led = trick[0][1]
+            led_eff = s.eff[led.bit_length() - 1]
+            legal = follow_mask(s, seat, hand, led_eff, led)
             assert red is not None  # worked out when the trick began
             moves = bits_of(legal & ~red[seat] or legal)
             if len(moves) > 1:
-                strength = s.by_led[led_eff]
-                if PAIR_OF[win_seat] == PAIR_OF[seat]:
-                    moves.sort(
-                        key=lambda b: -POINTS_BY_ID[b.bit_length() - 1]
-                    )  # partner winning: give points
+                if s.pair_of[win_seat] == s.pair_of[seat]:
+                    # Partner winning: give points.
+                    moves.sort(key=lambda b: -POINTS_BY_ID[b.bit_length() - 1])
                 else:
-                    is_open = seat == s.open_seat
-
-                    def order(b: int) -> tuple[int, int]:
-                        cid = b.bit_length() - 1
-                        if strength[cid] > win_p and not is_open:
-                            return (0, strength[cid])  # win as cheaply as possible
-                        return (1, POINTS_BY_ID[cid])  # else throw the fewest points
-
-                    moves.sort(key=order)
+                    # Win as cheaply as possible, else throw the fewest points.
+                    row = s.strength[led_eff][seat]
+                    moves.sort(key=lambda b: _order_key(row, win_p, b))
         a0, b0 = alpha, beta
-        maximize = PAIR_OF[seat] == 0
+        pair_of = s.pair_of
+        maximize = pair_of[seat] == 0
         best = -_INF if maximize else _INF
         special = s.special
         for b in moves:
@@ -229,17 +207,15 @@ class Solver:
                 led_eff = s.eff[b.bit_length() - 1]
             v: int | None = None
             if b & special and k:
-                for s1, b1 in trick:
-                    if b1 & special and PAIR_OF[s1] != PAIR_OF[seat]:
-                        queen_pair = PAIR_OF[seat] if b == QC_BIT else PAIR_OF[s1]
-                        v = s.value0(p0, p1, w0, w1, queen_pair)
-                        break
+                q = caught(s, trick, seat, b)
+                if q >= 0:
+                    v = s.value0(p0, p1, w0, w1, q)
             if v is None:
-                p = -1 if seat == s.open_seat else s.by_led[led_eff][b.bit_length() - 1]
+                p = s.strength[led_eff][seat][b.bit_length() - 1]
                 ws, wp = (seat, p) if p > win_p else (win_seat, win_p)
                 hands[seat] = hand ^ b
                 trick.append((seat, b))
-                if k < N_SEATS - 1:
+                if k < s.n - 1:
                     v = self._search(
                         s, hands, leader, trick, red, ws, wp, p0, p1, w0, w1, restricted, first, stock,
                         alpha, beta,
@@ -282,19 +258,20 @@ class Solver:
         top = s.top_bit
         if top != QC_BIT:
             qc_seat = top_seat = -1
-            for seat in range(N_SEATS):
+            pair_of = s.pair_of
+            for seat in range(s.n):
                 h = hands[seat]
                 if h & QC_BIT:
                     qc_seat = seat
                 if h & top:
                     top_seat = seat
-            caught: tuple[int, ...] = ()
+            catches: tuple[int, ...] = ()
             if qc_seat >= 0 and top_seat >= 0:
-                if PAIR_OF[qc_seat] != PAIR_OF[top_seat]:
-                    caught = (PAIR_OF[qc_seat],)
+                if pair_of[qc_seat] != pair_of[top_seat]:
+                    catches = (pair_of[qc_seat],)
             elif stock and (qc_seat >= 0 or QC_BIT in stock) and (top_seat >= 0 or top in stock):
-                caught = (0, 1)
-            for q in caught:
+                catches = (0, 1)
+            for q in catches:
                 v = s.value0(p0, p1, w0, w1, q)
                 if v < lo:
                     lo = v
@@ -306,25 +283,24 @@ class Solver:
         self, s: Static, hands: list[int], leader: int, p0: int, p1: int, w0: int, w1: int
     ) -> int:
         """The value when every hand holds one card: the last trick plays itself."""
-        order = s.orders[leader]
         led = hands[leader]
-        strength = s.by_led[s.eff[led.bit_length() - 1]]
+        rows = s.strength[s.eff[led.bit_length() - 1]]
         special = s.special
         best_seat, best_p, tp = -1, -2, 0
-        special_seat = -1  # who played the ♣Q or the шмон first, if anyone has yet
-        for seat in order:
+        shown: list[tuple[int, int]] = []  # the ♣Q or the шмон, once played
+        for seat in s.orders[leader]:
             b = hands[seat]
             if b & special:
-                if special_seat >= 0 and PAIR_OF[special_seat] != PAIR_OF[seat]:
-                    caught = PAIR_OF[seat] if b == QC_BIT else PAIR_OF[special_seat]
-                    return s.value0(p0, p1, w0, w1, caught)
-                special_seat = seat
+                q = caught(s, shown, seat, b)
+                if q >= 0:
+                    return s.value0(p0, p1, w0, w1, q)
+                shown.append((seat, b))
             cid = b.bit_length() - 1
             tp += POINTS_BY_ID[cid]
-            p = -1 if seat == s.open_seat else strength[cid]
+            p = rows[seat][cid]
             if p > best_p:
                 best_seat, best_p = seat, p
-        if PAIR_OF[best_seat] == 0:
+        if s.pair_of[best_seat] == 0:
             return s.value0(p0 + tp, p1, w0 + 1, w1, None)
         return s.value0(p0, p1 + tp, w0, w1 + 1, None)
 
@@ -347,7 +323,7 @@ class Solver:
         tp = 0
         for _, b in trick:
             tp += POINTS_BY_ID[b.bit_length() - 1]
-        if PAIR_OF[winner] == 0:
+        if s.pair_of[winner] == 0:
             p0 += tp
             w0 += 1
         else:
@@ -356,20 +332,26 @@ class Solver:
         nh = hands
         if stock:
             nh = hands.copy()
-            n = min(N_SEATS, len(stock))
-            for j in range(n):
-                nh[(winner + j) % N_SEATS] |= stock[j]
-            stock = stock[n:]
-        if not (nh[0] | nh[1] | nh[2] | nh[3]):
+            stock = stock[refill(s, nh, stock, 0, winner) :]
+        if not any(nh):
             return s.value0(p0, p1, w0, w1, None)
         restricted = False
         if s.is_draw:
             if nh is hands:
                 nh = hands.copy()  # the rule may swap two hands; ``hands`` is restored by the caller
-            restricted = draw_lead_rule(nh, winner, leader, s.tm)
+            restricted = draw_lead_rule(s, nh, winner, leader) != FREE
         return self._search(
             s, nh, winner, [], None, -1, -2, p0, p1, w0, w1, restricted, 0, stock, alpha, beta
         )
+
+
+def _order_key(row: tuple[int, ...], win_p: int, b: int) -> tuple[int, int]:
+    """Move order for a seat of the pair not winning the trick: winners first, cheapest first, then the
+    rest by the fewest points."""
+    cid = b.bit_length() - 1
+    if row[cid] > win_p:
+        return (0, row[cid])
+    return (1, POINTS_BY_ID[cid])
 
 
 def merge_equivalent(w: World, legal: int) -> list[int]:
@@ -377,7 +359,7 @@ def merge_equivalent(w: World, legal: int) -> list[int]:
     s = w.s
     eff, power = s.eff, s.tables.power
     in_play = w.hands[0] | w.hands[1] | w.hands[2] | w.hands[3]
-    for b in w.stock:
+    for b in w.stock[w.drawn :]:
         in_play |= b
     for _, b in w.trick:
         in_play |= b

@@ -7,7 +7,7 @@ otherwise throw the cheapest card. :func:`finish` returns who takes the trick an
 the rule player can weigh each of its cards by the trick it leads to, averaged over a few worlds.
 :func:`lead` adds a leading rule (cash a trick nobody can beat, else lead the cheapest card), and
 :func:`policy_rollout` plays a whole deal out by both: the search levels' play-out.
-The policy is a guess about people, not a rule check: it ignores the ``matadors`` exemption.
+Which cards a seat may play is the play kernel's (:func:`~bot.engine.play.follow_mask`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from __future__ import annotations
 import random
 
 from bot.engine.cards import POINTS_BY_ID
-from bot.engine.draw_rule import draw_lead_rule
+from bot.engine.play import caught, follow_mask
 
-from .world import N_SEATS, PAIR_OF, POINT_WEIGHT, QC_BIT, Static, World, bits_of
+from .world import QC_BIT, Static, World, bits_of, worth
 
 
 def finish(
@@ -33,30 +33,27 @@ def finish(
 
     ``careless=(pair, r)`` makes that pair's seats play uniformly random legal cards (driven by ``r`` in
     [0, 1)): nobody at a real table plays perfectly. The cards played are appended to ``out``."""
-    e = s.eff[plays[0][1].bit_length() - 1]
+    led = plays[0][1]
+    e = s.eff[led.bit_length() - 1]
     strength = s.by_led[e]
+    rows = s.strength[e]
     stronger = beaters(s)[e]
-    suit = s.suit_masks[e]
-    open_seat = s.open_seat
-    tm, sp_mask = s.tm, s.special
+    sp_mask = s.special
+    pair_of = s.pair_of
     ws, wp, pts = -1, -2, 0
     special: list[tuple[int, int]] = []
     for seat, b in plays:
         cid = b.bit_length() - 1
-        p = -1 if seat == open_seat else strength[cid]
+        p = rows[seat][cid]
         if p > wp:
             ws, wp = seat, p
         pts += POINTS_BY_ID[cid]
         if b & sp_mask:
             special.append((seat, b))
-    foes_after = _foes_after(rest, open_seat)
-    must_trump = s.must_trump
+    foes_after = _foes_after(rest, s)
     for i, h in enumerate(rest):
-        hand = hands[h]
-        # The open hand need not follow once its one trump is gone.
-        open_free = h == open_seat and not hand & tm
-        m = hand if open_free else (hand & suit or (must_trump and hand & tm) or hand)
-        pair = PAIR_OF[h]
+        m = follow_mask(s, h, hands[h], e, led)
+        pair = pair_of[h]
         if m & (m - 1) == 0:
             b = m  # the policy's only choice too
         elif careless is not None and pair == careless[0]:
@@ -65,33 +62,36 @@ def finish(
             ms = bits_of(m)
             b = ms[int(r * len(ms))]
         else:
-            b = _choose(s, m, h, pair, ws, wp, strength, stronger, special, foes_after[i], hands, suit)
+            b = _choose(s, m, h, pair, ws, wp, strength, stronger, special, foes_after[i], hands, e, led)
         if out is not None:
             out.append(b)
         cid = b.bit_length() - 1
-        if h != open_seat and strength[cid] > wp:
-            ws, wp = h, strength[cid]
+        p = rows[h][cid]
+        if p > wp:
+            ws, wp = h, p
         pts += POINTS_BY_ID[cid]
         if b & sp_mask:
+            q = caught(s, special, h, b)
+            if q >= 0:
+                return ws, pts, q
             special.append((h, b))
-            if len(special) == 2 and PAIR_OF[special[0][0]] != PAIR_OF[h]:
-                qc_seat = special[0][0] if special[0][1] == QC_BIT else h
-                return ws, pts, PAIR_OF[qc_seat]
     return ws, pts, -1
 
 
-#: Per seats still to play in a trick and open seat: for each of those seats, the opponents after him.
-_FOES_AFTER: dict[tuple[tuple[int, ...], int | None], tuple[tuple[int, ...], ...]] = {}
+#: Per seats still to play in a trick, open seat and pairs: for each of those seats, the opponents after
+#: him.
+_FOES_AFTER: dict[tuple[tuple[int, ...], int, tuple[int, ...]], tuple[tuple[int, ...], ...]] = {}
 
 
-def _foes_after(rest: tuple[int, ...], open_seat: int | None) -> tuple[tuple[int, ...], ...]:
+def _foes_after(rest: tuple[int, ...], s: Static) -> tuple[tuple[int, ...], ...]:
     """For each seat of ``rest``, the seats after him in ``rest`` of the other pair (the open hand left
     out: it plays by no policy anyone fears); a few dozen keys in all, so they are kept."""
-    key = (rest, open_seat)
+    key = (rest, s.open_seat, s.pair_of)
     got = _FOES_AFTER.get(key)
     if got is None:
+        pair_of = s.pair_of
         got = _FOES_AFTER[key] = tuple(
-            tuple(x for x in rest[i + 1 :] if PAIR_OF[x] != PAIR_OF[h] and x != open_seat)
+            tuple(x for x in rest[i + 1 :] if pair_of[x] != pair_of[h] and x != s.open_seat)
             for i, h in enumerate(rest)
         )
     return got
@@ -131,14 +131,17 @@ def _choose(
     special: list[tuple[int, int]],
     later_foes: tuple[int, ...],
     hands: list[int],
-    suit: int,
+    e: int,
+    led: int,
 ) -> int:
-    """The card seat ``h`` plays from its legal cards ``m`` (more than one) under the simple policy."""
+    """The card seat ``h`` plays from its legal cards ``m`` (more than one) under the simple policy;
+    the trick was led with ``led`` (effective suit ``e``)."""
     top = s.top_bit
-    if m & top and any(b == QC_BIT and PAIR_OF[x] != pair for x, b in special):
+    pair_of = s.pair_of
+    if m & top and any(b == QC_BIT and pair_of[x] != pair for x, b in special):
         return top
     if m & QC_BIT:
-        foe_top = any(b == top and PAIR_OF[x] != pair for x, b in special) or any(
+        foe_top = any(b == top and pair_of[x] != pair for x, b in special) or any(
             hands[x] & top for x in later_foes
         )
         if foe_top:
@@ -152,9 +155,8 @@ def _choose(
     # is stronger (:func:`beaters`).
     threat = 0
     for x in later_foes:
-        hand = hands[x]
-        threat |= hand & suit or (s.must_trump and hand & s.tm) or hand
-    if PAIR_OF[ws] == pair:
+        threat |= follow_mask(s, x, hands[x], e, led)
+    if pair_of[ws] == pair:
         if not threat & stronger[wp + 2]:
             return _richest(m, power)  # smear
     elif h != s.open_seat:
@@ -208,13 +210,15 @@ def _richest(m: int, power: tuple[int, ...]) -> int:
 def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
     """The card seat ``seat`` leads from its legal cards ``m`` in an open world: the richest card nobody
     on the other side can beat (cash a sure trick), else the cheapest card, the ♣Q and the шмон kept."""
-    strength_of, eff, suit_masks, stronger = s.by_led, s.eff, s.suit_masks, beaters(s)
-    pair = PAIR_OF[seat]
-    open_seat, must_trump, tm = s.open_seat, s.must_trump, s.tm
-    foes = [hands[h] for h in range(4) if PAIR_OF[h] != pair and h != open_seat and hands[h]]
+    strength_of, eff, stronger = s.by_led, s.eff, beaters(s)
+    pair_of = s.pair_of
+    pair = pair_of[seat]
+    foes = [h for h in range(s.n) if pair_of[h] != pair and h != s.open_seat and hands[h]]
     # Per led suit, the cards the foes may answer with (-1: not worked out yet): a foe beats a card iff
-    # one of these is stronger.
-    threat = [-1] * len(suit_masks)
+    # one of these is stronger. A matador led under ``matadors`` may be answered otherwise than another
+    # trump, so a trump lead's answers are worked out card by card there.
+    threat = [-1] * len(s.suit_masks)
+    by_card = s.matadors
     best, best_v = 0, -1
     rest = m
     while rest:
@@ -225,11 +229,11 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
         p = strength_of[e][cid]
         answers = threat[e]
         if answers < 0:
-            suit = suit_masks[e]
             answers = 0
-            for hand in foes:
-                answers |= hand & suit or (must_trump and hand & tm) or hand
-            threat[e] = answers
+            for h in foes:
+                answers |= follow_mask(s, h, hands[h], e, b)
+            if e or not by_card:
+                threat[e] = answers
         if not answers & stronger[e][p + 2]:
             v = POINTS_BY_ID[cid] * 100 + p
             if v > best_v:
@@ -240,77 +244,31 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
 
 
 def policy_rollout(w: World, rng: random.Random, careless: int | None = None) -> float:
-    """Play ``w`` out with every seat following the rule player's trick policy (:func:`finish`,
-    :func:`lead`) — the ``careless`` pair playing uniformly random legal cards instead — and return its
-    worth to pair A, scored as :func:`~bot.engine.ai.world.rollout`; ``w`` is not changed.
-
-    The medium and hard levels run this thousands of times per decision, so it plays on bare masks, as
-    :func:`~bot.engine.ai.world.fast_rollout` does, rather than through :meth:`World.play` card by card:
-    :func:`finish` already says who takes each trick, with how many points, or whose ♣Q it catches, so
-    its cards only leave their hands. The same random numbers are drawn in the same order as when
-    each card went through a copy of ``w`` (``tests/ai/test_trick.py`` compares the two)."""
-    s = w.s
-    value0 = s.value0
+    """Play ``w`` out (on a copy) with every seat following the rule player's trick policy
+    (:func:`finish`, :func:`lead`) — the ``careless`` pair playing uniformly random legal cards instead
+    — and return its :func:`~bot.engine.ai.world.worth` to pair A. The medium and hard levels run this
+    thousands of times per decision: :func:`finish` picks a trick's cards at once, then the kernel plays
+    them."""
     if w.over:
-        return value0(w.pts[0], w.pts[1], w.won[0], w.won[1], w.queen_pair) + POINT_WEIGHT * (
-            w.pts[0] - w.pts[1]
-        )
-    orders, tm, is_draw = s.orders, s.tm, s.is_draw
+        return worth(w)
+    w = w.copy()
+    s = w.s
+    orders, pair_of = s.orders, s.pair_of
     rnd = rng.random
-    hands = w.hands.copy()
-    stock = w.stock
-    n_stock = len(stock)
-    drawn = 0  # cards taken from the stock
-    pts0, pts1 = w.pts
-    won0, won1 = w.won
-    leader = w.leader
-    restricted = w.restricted
-    first = w.first
-    trick = w.trick
-    queen_pair = -1
     out: list[int] = []
     while True:
-        order = orders[leader]
-        if not trick:
-            hand = hands[leader]
-            if first:
-                m = first & hand or hand
-            elif restricted:
-                m = hand & ~tm or hand
-            else:
-                m = hand
-            if PAIR_OF[leader] == careless:
+        if not w.trick:
+            m = w.mask
+            if pair_of[w.seat] == careless:
                 ms = bits_of(m)
                 b = ms[int(rnd() * len(ms))]
             else:
-                b = lead(s, hands, leader, m)
-            hands[leader] = hand ^ b
-            trick = [(leader, b)]
-        rest = order[len(trick) :]
+                b = lead(s, w.hands, w.seat, m)
+            w.play(b)
         out.clear()
-        ws, tp, qp = finish(s, hands, trick, rest, None if careless is None else (careless, rnd()), out)
-        if qp >= 0:
-            queen_pair = qp
-            break
-        for seat, b in zip(rest, out, strict=True):
-            hands[seat] ^= b
-        # The trick is won: scored, the stock dealt from the winner on, the next lead his.
-        if PAIR_OF[ws] == 0:
-            pts0 += tp
-            won0 += 1
-        else:
-            pts1 += tp
-            won1 += 1
-        trick = []
-        first = 0
-        if drawn < n_stock:
-            for j in range(min(N_SEATS, n_stock - drawn)):
-                hands[(ws + j) % N_SEATS] |= stock[drawn]
-                drawn += 1
-        if not (hands[0] | hands[1] | hands[2] | hands[3]):
-            break
-        if is_draw:
-            restricted = draw_lead_rule(hands, ws, leader, tm)
-        leader = ws
-    value = value0(pts0, pts1, won0, won1, None if queen_pair < 0 else queen_pair)
-    return value + POINT_WEIGHT * (pts0 - pts1)
+        rest = orders[w.leader][len(w.trick) :]
+        finish(s, w.hands, w.trick, rest, None if careless is None else (careless, rnd()), out)
+        for b in out:
+            w.play(b)
+        if w.over:
+            return worth(w)

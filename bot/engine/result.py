@@ -1,0 +1,41 @@
+"""What a finished deal came to (RULES.md §7's replay result)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bot.engine.cards import Suit
+from bot.engine.phase import Trick
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    """What a deal came to: the tricks, card points, events and the penalty charged per pair."""
+
+    trump: Suit | None
+    tricks: tuple[Trick, ...]
+    points: tuple[int, int]
+    tricks_won: tuple[int, int]
+    events: tuple[str, ...]
+    penalty: tuple[int, int]
+    #: The deal was void (no scoring); ``same_dealer`` says whether the same dealer deals again.
+    void: bool = False
+    same_dealer: bool = False
+    #: The seat dealt ♣J (deals the next deal in classic and in flip's ``jack_declares``).
+    jack_holder: int | None = None
+    loser: int | None = None
+    multiplier: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as RULES.md §7 prints it."""
+        out: dict[str, Any] = {
+            "trump": self.trump.value if self.trump else None,
+            "tricks": [t.to_json() for t in self.tricks],
+            "points": list(self.points),
+            "events": list(self.events),
+            "penalty": list(self.penalty),
+        }
+        if self.multiplier != 1:
+            out["multiplier"] = self.multiplier
+        return out
