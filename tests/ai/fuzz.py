@@ -29,6 +29,8 @@ EXTRA = [
     Rules.make("classic", brag="fishing", trump_suit="C", jack_order="literal"),
     Rules.make("flip", trump_mode="declare", eggs_double=False),
     Rules.make("flip", trump_mode="jack_declares", pass_on_bad_turn=True),
+    Rules.make("flip", deck=36, trump_mode="declare", eggs_double=False),
+    Rules.make("flip", deck=36, trump_mode="jack_declares", must_trump_when_void=False),
 ]
 ALL_RULES = RULESETS + EXTRA
 LEVELS: list[Callable[[], Player]] = [
