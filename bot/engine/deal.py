@@ -446,8 +446,10 @@ class Deal:
                 f"{who}: a trump may not be led while he holds a plain card", Reason.TRUMP_LEAD
             )
         if st.hands[seat] & st.s.suit_masks[st.led_eff]:
-            suit = "trumps" if st.led_eff == TRUMP else SUITS[st.led_eff - 1].name.lower()
-            return IllegalMoveError(f"{who}: he must follow {suit}", Reason.MUST_FOLLOW)
+            if st.led_eff == TRUMP:
+                return IllegalMoveError(f"{who}: a trump was led, he must play one", Reason.MUST_FOLLOW_TRUMP)
+            suit = SUITS[st.led_eff - 1]
+            return IllegalMoveError(f"{who}: he must follow {suit.name.lower()}", Reason.MUST_FOLLOW, suit)
         return IllegalMoveError(f"{who}: void in the led suit, he must play a trump", Reason.MUST_TRUMP)
 
     def apply(self, seat: int, action: Action) -> None:
