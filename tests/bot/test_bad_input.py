@@ -149,7 +149,7 @@ async def test_a_blocked_dm_is_reported_to_the_group_with_a_way_back(
     await group.wait_until(lobby_message, lambda m: "Посадить туда" in m.content)
     await anya.tap(lobby_message, "с ботами")
     # A block (not a bot never started) also hands the seat to the bot player: bot/handlers/faults.py.
-    notice = await group.wait_text(r"заблокировал\(а\) бота")
+    notice = await group.wait_text("личка с ботом заблокирована")
     assert "Борис" in notice.content
     result = await boris.tap(notice, "Открыть бота", follow_url=True)
     assert result.url is not None and "start=h" in result.url

@@ -55,7 +55,7 @@ async def test_only_the_creator_picks_the_rules_and_the_chat_remembers_them(
     group = driver.add_group("Козлятник", [anya, boris])
     message = await lobby(driver, group, anya)
     refused = await boris.tap(message, "Правила")
-    assert refused.show_alert and "только тот, кто собрал стол" in (refused.answer_text or "")
+    assert refused.show_alert and "только создатель стола" in (refused.answer_text or "")
     await anya.tap(message, "Правила")
     await group.wait_until(message, lambda m: any("с прикупом" in b["text"] for r in m.buttons for b in r))
     await anya.tap(message, "с прикупом")

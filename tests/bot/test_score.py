@@ -54,7 +54,7 @@ async def test_leave_gives_the_seat_to_a_bot_and_stop_ends_the_game(
     assert table is not None and table.seats[1] is not None and table.seats[1].is_bot
     await legal_hand(driver, svc, anya)  # the game goes on without him
     await vera.send(group, "/stop")
-    await group.wait_text("Остановить игру может тот, кто собрал стол")
+    await group.wait_text("Остановить игру может создатель стола")
     await anya.send(group, "/stop")
     await group.wait_text("Игра остановлена")
     assert await svc.storage.load_table(group.id, None) is None
