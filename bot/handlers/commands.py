@@ -148,6 +148,7 @@ async def rules_command(update: Update, context: Context) -> None:
             tr("rules.common"),
             tr(f"rules.{rules.preset}"),
             tr("rules.options", summary=rules_menu.summary(tr, rules)),
+            tr("rules.glossary"),
         )
     )
     if chat.type != Chat.PRIVATE:  # the turn timer of /settings

@@ -322,7 +322,8 @@ async def test_a_player_who_blocks_the_bot_is_replaced_and_can_come_back(
     # Anya plays on; the default bot player decides for Boris's seat (the turn timers' away state).
     await play_until(driver, svc, [anya], lambda: seat_moves(svc, 1) >= moves_then + 2, rng=random.Random(11))
     assert [c for c in driver.calls()[calls_then:] if c.chat_id == boris.id] == [], "no DM to a blocker"
-    assert len([m for m in group.bot_messages if "личка с ботом заблокирована" in m.content]) == 1, "told once"
+    told = [m for m in group.bot_messages if "личка с ботом заблокирована" in m.content]
+    assert len(told) == 1, "told once"
 
     # He restarts the bot: the seat is his again, the group is told, and a fresh hand arrives.
     await boris.start()
