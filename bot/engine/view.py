@@ -71,13 +71,18 @@ class SeatView:
         return tuple(c for t in self.tricks for _, c in t.plays) + tuple(c for _, c in self.trick)
 
     def unseen(self) -> tuple[Card, ...]:
-        """Cards whose place this seat does not know: not in his hand, not played, not seen elsewhere."""
+        """Cards whose place this seat does not know: not in his hand, not played, not seen elsewhere
+        (in a hand, or laid face up in the brag)."""
         m = deck_mask(self.rules.deck_size)
         for c in (*self.hand, *self.played()):
             m &= ~c.bit
         for cs in self.seen:
             for c in cs:
                 m &= ~c.bit
+        for _, laid in self.brag_laid:
+            for face_up in laid:
+                if face_up is not None:
+                    m &= ~face_up.bit
         return tuple(cards_of(m))
 
 
