@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.engine import (
+    Brag,
     BragKind,
     Card,
     ChooseBragKind,
@@ -405,3 +406,30 @@ def test_four_queens_after_exchange_no_redeal_when_the_option_is_off() -> None:
     assert deal.to_act is not None
     deal.apply(deal.to_act, deal.legal_actions(deal.to_act)[0])
     assert deal.phase is Phase.PLAY
+
+
+@pytest.mark.parametrize("kind", ["pants", "big_pants", "mirror", "double"])
+def test_braggers_card_face_down_to_the_others_until_turned_in_every_kind(kind: str) -> None:
+    """Fishing has no decision to look in between: its case is the void above."""
+    rules = Rules.make("classic", brag="pants" if kind == "double" else kind)
+    rng = random.Random(6)
+    looked = 0
+    for _ in range(200):
+        deal = Deal.shuffled(rules, rng, rng.randrange(4), deal_no=2)
+        bragger = (deal.dealer + 1) % 4
+        while not deal.over and deal.brag is not None and not deal.brag.turned:
+            assert deal.to_act is not None
+            acts = deal.legal_actions(deal.to_act)
+            doubles = [a for a in acts if isinstance(a, Brag) and len(a.cards) == 2]
+            deal.apply(deal.to_act, rng.choice(doubles if kind == "double" and doubles else acts))
+            if deal.brag.laid and not deal.brag.turned:
+                own = dict(deal.brag.laid)[bragger]
+                assert dict(view_for(deal, bragger).brag_laid)[bragger] == own
+                for seat in range(4):
+                    if seat != bragger:
+                        assert dict(view_for(deal, seat).brag_laid)[bragger] == (None,) * len(own)
+                looked += len(own) == (2 if kind == "double" else 1)
+        if deal.brag is not None and deal.brag.turned:
+            own = dict(deal.brag.laid)[bragger]
+            assert all(dict(view_for(deal, s).brag_laid)[bragger] == own for s in range(4))
+    assert looked > 20
