@@ -7,6 +7,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.engine import GOAT_WITH_DRIVERS, PARTNER_OF, Deal, Phase, Trick
 from bot.engine.cards import Card
 from bot.engine.eggs import EggDraw, egg_number
+from bot.handlers.brag_view import public_brag_lines
 from bot.handlers.codec import Button, Codec
 from bot.handlers.game import replay, rules_of
 from bot.handlers.i18n import Tr
@@ -79,6 +80,9 @@ def live_content(tr: Tr, table: Table, deal: Deal) -> Content:
         lines.append("")
         lines.append(tr("table.tricks"))
         lines.extend(trick_line(tr, table, i + 1, t) for i, t in enumerate(deal.tricks))
+    brag = public_brag_lines(tr, table, deal)
+    if brag:
+        lines += ["", *brag]
     if deal.phase is Phase.PLAY:
         lines.append("")
         on_table = " · ".join(f"{seat_name(tr, table, s)} {card_text(tr, c)}" for s, c in deal.trick)
