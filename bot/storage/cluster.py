@@ -9,7 +9,7 @@ a chat's keys share the hash tag ``{chat_id}``, and each timer bucket's due and 
 from __future__ import annotations
 
 import zlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
@@ -30,6 +30,21 @@ def is_cluster_url(url: str) -> bool:
     return url.startswith(CLUSTER_SCHEMES)
 
 
+class _Cluster(RedisCluster):
+    """RedisCluster that learns the cluster's map before its first command, whoever sends it.
+
+    redis-py 8's async client, first used by many commands at once (a tick claiming every timer
+    bucket beside other work), resolves their routing against the one startup node before any has
+    loaded the map, and some fail ("'NoneType' object has no attribute 'writelines'"); loading the
+    map first, under the client's own lock, avoids it.
+    """
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        if self._initialize:
+            await self.initialize()
+        return await super().execute_command(*args, **kwargs)
+
+
 def cluster_client(url: str, *, max_connections: int) -> RedisCluster:
     """A cluster client for a ``redis+cluster://`` URL (``max_connections`` per node).
 
@@ -38,7 +53,7 @@ def cluster_client(url: str, *, max_connections: int) -> RedisCluster:
     """
     plain = url.replace("+cluster://", "://", 1)
     retry = Retry(ExponentialWithJitterBackoff(base=0.1, cap=1.0), 10)
-    return RedisCluster.from_url(
+    return _Cluster.from_url(
         plain, decode_responses=True, max_connections=max_connections, retry=retry,
         socket_connect_timeout=1.0, socket_timeout=5.0,
     )  # fmt: skip

@@ -428,7 +428,7 @@ class RedisStorage:
         for member in drop:
             buckets.setdefault(self.bucket_of(member), ([], []))[0].append(member)
         for member, when in due.items():
-            buckets.setdefault(self.bucket_of(member), ([], []))[1] += [repr(when), member]
+            buckets.setdefault(self.bucket_of(member), ([], []))[1].extend((repr(when), member))
         order = sorted(buckets, key=lambda b: b != guard)  # the guard's bucket first
         added = True
         for bucket in order:

@@ -28,6 +28,8 @@ from bot.sandbox.driver import AnyApplication
 from bot.storage import ChatSettings, MatchState, RedisStorage, Seat, Table
 from tests.bot.helpers import buttons, legal_hand, lobby, start_game, table_of
 
+pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
+
 TIMED_OUT = "время вышло — этот ход делает бот"
 AWAY = "время вышло снова — дальше играет бот"
 EXPIRED_LOBBY = "никто и не собрал"
@@ -52,9 +54,12 @@ def redis_of(svc: Services) -> RedisStorage:
 
 
 async def pending(svc: Services) -> dict[str, float]:
-    """Every timer waiting in Redis, with its due time."""
+    """Every timer waiting in Redis (in every bucket), with its due time."""
     store = redis_of(svc)
-    return dict(await store.client.zrange(store.timers_key(), 0, -1, withscores=True))
+    found: dict[str, float] = {}
+    for bucket in range(store.timer_buckets):
+        found.update(await store.client.zrange(store.timers_key(bucket), 0, -1, withscores=True))
+    return found
 
 
 async def eventually(probe: Callable[[], Any], what: str, timeout: float = 10.0) -> Any:
