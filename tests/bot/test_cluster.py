@@ -14,6 +14,7 @@ import pytest
 from redis.asyncio.cluster import RedisCluster
 
 from bot.app import build_application, services_of
+from bot.engine.record import result_of
 from bot.handlers.services import Services, Settings
 from bot.handlers.timers import TimerId
 from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
@@ -55,6 +56,7 @@ async def test_a_match_with_three_bot_players_to_the_goat_on_a_redis_cluster(
     assert max(table.match.penalty) >= 12
     history = await svc.storage.history(group.id)
     assert history and history[0]["deals"] == table.match.deals
+    result_of(history[0])  # the match record replays (RULES.md §7)
     await driver.settle()
     assert not driver.failed_calls(), driver.failed_calls()[:3]
 
@@ -135,7 +137,12 @@ async def test_a_master_killed_mid_match_its_replica_takes_over_and_the_match_go
         after = await own_storage.load_table(group.id, None)
     assert after is not None and after.status == "over" and after.match is not None
     assert after.version > before.version and after.table_id == before.table_id
+    # Nothing played before the kill is lost: the finished deals, and the moves of the deal in play.
     assert before.match is not None and after.match.deals[: len(before.match.deals)] == before.match.deals
+    if before.match.current is not None and len(after.match.deals) > len(before.match.deals):
+        moves = before.match.current["moves"]
+        assert after.match.deals[len(before.match.deals)]["moves"][: len(moves)] == moves
     assert max(after.match.penalty) >= 12
     history = await own_storage.history(group.id)
     assert history and history[0]["deals"] == after.match.deals
+    result_of(history[0])  # every move legal, none twice: the match record replays (RULES.md §7)
