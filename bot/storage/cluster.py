@@ -8,13 +8,14 @@ a chat's keys share the hash tag ``{chat_id}``, and each timer bucket's due and 
 
 from __future__ import annotations
 
+import asyncio
 import zlib
 from typing import TYPE_CHECKING, Any
 
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.exceptions import ResponseError
+from redis.exceptions import MaxConnectionsError, ResponseError
 
 if TYPE_CHECKING:
     from bot.storage.redis_store import RedisStorage
@@ -23,6 +24,8 @@ CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
 #: Sorted sets the timers are spread over on a cluster (each in a slot of its own, polled in turn);
 #: a single Redis keeps one, ``kozel:timers``, as it always had.
 CLUSTER_TIMER_BUCKETS = 8
+#: Seconds a command waits for a free connection to its node before it fails.
+POOL_WAIT = 20.0
 
 
 def is_cluster_url(url: str) -> bool:
@@ -31,18 +34,29 @@ def is_cluster_url(url: str) -> bool:
 
 
 class _Cluster(RedisCluster):
-    """RedisCluster that learns the cluster's map before its first command, whoever sends it.
+    """RedisCluster that learns the cluster's map before its first command, and waits for a
+    connection when a node's are all busy.
 
     redis-py 8's async client, first used by many commands at once (a tick claiming every timer
     bucket beside other work), resolves their routing against the one startup node before any has
     loaded the map, and some fail ("'NoneType' object has no attribute 'writelines'"); loading the
-    map first, under the client's own lock, avoids it.
+    map first, under the client's own lock, avoids it. Its per-node pool refuses at once when
+    ``max_connections`` are busy; like the single Redis's blocking pool, a command waits for one
+    instead (up to ``POOL_WAIT`` seconds; the refusal comes before anything is sent).
     """
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         if self._initialize:
             await self.initialize()
-        return await super().execute_command(*args, **kwargs)
+        waited = 0.0
+        while True:
+            try:
+                return await super().execute_command(*args, **kwargs)
+            except MaxConnectionsError:
+                if waited >= POOL_WAIT:
+                    raise
+                await asyncio.sleep(0.005)
+                waited += 0.005
 
 
 def cluster_client(url: str, *, max_connections: int) -> RedisCluster:

@@ -19,7 +19,7 @@ from bot.handlers.services import Services, Settings
 from bot.handlers.timers import TimerId
 from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
 from bot.sandbox.driver import AnyApplication
-from bot.storage import RedisStorage
+from bot.storage import RedisStorage, UserSettings
 from tests.bot.helpers import lobby, play_until, sit
 from tests.cluster import Cluster
 
@@ -79,6 +79,17 @@ async def test_timers_are_spread_over_the_masters_and_each_is_claimed_once(
     claimed = await storage.claim_timers(1000.0, limit=500)
     assert claimed == sorted(timers, key=lambda m: (timers[m], m)), "all, in the order they were due"
     assert await storage.claim_timers(1000.0, limit=500) == []
+
+
+async def test_commands_wait_for_a_free_connection_to_their_node(cluster: Cluster) -> None:
+    store = RedisStorage.from_url(cluster.url, prefix="pool:", max_connections=2)
+    try:
+        await asyncio.gather(*(store.save_user_settings(n, UserSettings(lang="en")) for n in range(60)))
+        got = await asyncio.gather(*(store.user_settings(n) for n in range(60)))
+        assert {s.lang for s in got} == {"en"}
+    finally:
+        await store.client.delete(*(store.user_key(n) for n in range(60)))
+        await store.close()
 
 
 @pytest.fixture
