@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 from redis.asyncio.cluster import RedisCluster
@@ -17,11 +18,12 @@ from bot.app import build_application, services_of
 from bot.engine.record import result_of
 from bot.handlers.services import Services, Settings
 from bot.handlers.timers import TimerId
-from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
+from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage, UserSettings
 from tests.bot.helpers import lobby, play_until, sit
 from tests.cluster import Cluster
+from tests.deploy.test_restart import Bot
 
 
 @pytest.fixture
@@ -89,6 +91,33 @@ async def test_commands_wait_for_a_free_connection_to_their_node(cluster: Cluste
         assert {s.lang for s in got} == {"en"}
     finally:
         await store.client.delete(*(store.user_key(n) for n in range(60)))
+        await store.close()
+
+
+async def test_python_m_bot_runs_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
+    """``REDIS_URL=redis+cluster://…`` through the configuration: a real bot process keeps its lobby
+    and timers on the cluster (its games are the in-process tests' above; its pace is Telegram's)."""
+    store = RedisStorage.from_url(cluster.url)  # the bot process has no key prefix
+    try:
+        async with Emulator(EmulatorConfig()) as emulator:
+            bot = Bot(emulator, cluster.url, tmp_path)
+            driver = Driver(emulator.world, default_timeout=30.0)
+            anya = driver.add_user("Аня")
+            group = driver.add_group("Козлятник", [anya])
+            await bot.start()
+            try:
+                await lobby(driver, group, anya)
+                table = await store.load_table(group.id, None)
+                assert table is not None and table.status == "lobby"
+                sizes = [await store.client.zcard(store.timers_key(b)) for b in range(store.timer_buckets)]
+                assert sum(sizes) == 1, "the lobby's expiry is armed in one of the cluster's buckets"
+            finally:
+                await bot.kill()
+        assert not bot.errors(), "\n".join(bot.errors())
+    finally:
+        keys = [k async for k in store.client.scan_iter(match="kozel:*", count=500)]
+        if keys:
+            await store.client.delete(*keys)
         await store.close()
 
 
