@@ -110,7 +110,9 @@ async def test_python_m_bot_runs_on_the_cluster(cluster: Cluster, tmp_path: Path
                 table = await store.load_table(group.id, None)
                 assert table is not None and table.status == "lobby"
                 for _ in range(100):  # armed in the background, just after the lobby is stored
-                    sizes = [await store.client.zcard(store.timers_key(b)) for b in range(store.timer_buckets)]
+                    sizes = [
+                        await store.client.zcard(store.timers_key(b)) for b in range(store.timer_buckets)
+                    ]
                     if sum(sizes):
                         break
                     await asyncio.sleep(0.05)
