@@ -134,15 +134,19 @@ class Cluster:
 
     def wait_ok(self, timeout: float = 30.0, *, replicated: bool = False) -> None:
         """Wait until every live node reports ``cluster_state:ok`` and three masters serve the slots;
-        ``replicated``: and every node sees a replica beside each master (gossip takes seconds)."""
+        ``replicated``: and every node knows a replica of each master (so a failover can be voted)."""
 
         def ok() -> bool:
             for port in self.live_ports():
                 with self.node(port) as client:
                     if client.execute_command("CLUSTER INFO").get("cluster_state") != "ok":
                         return False
-                    if replicated and any(len(s) < 4 for s in client.execute_command("CLUSTER SLOTS")):
-                        return False
+                    if replicated:
+                        nodes = client.execute_command("CLUSTER NODES").values()
+                        masters = {n["node_id"] for n in nodes if "master" in n["flags"]}
+                        served = {n["master_id"] for n in nodes if "slave" in n["flags"]}
+                        if not masters <= served:
+                            return False
             return len(self.masters()) == NODES // 2
 
         self._wait(ok, "the cluster to be ok", timeout)
