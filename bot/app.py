@@ -14,15 +14,12 @@ from telegram import Update
 from telegram.ext import AIORateLimiter, Application, ContextTypes
 
 from bot.aiohttp_request import AiohttpRequest
-from bot.handlers import faults, register
-from bot.handlers.bots import BotDriver
+from bot.handlers import faults, register, tick
 from bot.handlers.codec import Codec
 from bot.handlers.commands import set_commands
 from bot.handlers.i18n import set_default_lang
 from bot.handlers.outbox import Outbox, Pace
-from bot.handlers.presenter import Presenter
 from bot.handlers.services import Services, Settings
-from bot.handlers.timers import Timers, tick
 from bot.storage import EmbeddedRedis, RedisStorage, Storage
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
@@ -128,9 +125,6 @@ class KozelApplication(Application):  # type: ignore[type-arg]
             bot_username=self.bot.username,
             executor=w.executor,
         )
-        svc.presenter = Presenter(svc)
-        svc.driver = BotDriver(svc)
-        svc.timers = Timers(svc)
         faults.install(svc)
         self.bot_data["svc"] = svc
         # Games live in Redis, not in this process: pick up the ones a bot player was thinking in.
