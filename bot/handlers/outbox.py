@@ -141,15 +141,27 @@ class _Chat:
     task: asyncio.Task[None] | None = None
 
 
+#: Calls logged per chat, and chats logged, at most (the oldest are forgotten first).
+CALLS_KEPT = 100
+CHATS_LOGGED = 10_000
+
+
 @dataclass
 class CallLog:
-    """Calls made per chat (for the bench and the tests)."""
+    """The latest calls made per chat (for the bench and the tests), bounded in both directions."""
 
-    calls: dict[int, list[float]] = field(default_factory=dict)
+    calls: OrderedDict[int, deque[float]] = field(default_factory=OrderedDict)
 
     def add(self, chat_id: int, at: float) -> None:
         """Log a call to ``chat_id`` at time ``at``."""
-        self.calls.setdefault(chat_id, []).append(at)
+        found = self.calls.get(chat_id)
+        if found is None:
+            found = self.calls[chat_id] = deque(maxlen=CALLS_KEPT)
+            if len(self.calls) > CHATS_LOGGED:
+                self.calls.popitem(last=False)
+        else:
+            self.calls.move_to_end(chat_id)
+        found.append(at)
 
 
 class Outbox:
