@@ -16,6 +16,7 @@ import base64
 import hashlib
 import hmac
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,6 +25,8 @@ from bot.engine.actions import action_from_json, action_to_json
 from bot.engine.cards import Card
 
 MAX_CALLBACK = 64
+#: Callback data kept once made (a few dozen buttons per seat of a few hundred live tables).
+DATA_KEPT = 20_000
 _VERSION = "k1"
 _PAYLOAD = re.compile(r"^[A-Za-z0-9_:+\-]{1,24}$")
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -335,6 +338,8 @@ class Codec:
 
     def __init__(self, secret: bytes) -> None:
         self._secret = secret
+        #: Callback data made lately: a hand's buttons are the same from one move to the next.
+        self._made: OrderedDict[tuple[int, int | None, str, int, Payload], str] = OrderedDict()
 
     def _sig(self, body: str) -> str:
         mac = hmac.new(self._secret, body.encode(), hashlib.sha256).digest()
@@ -369,7 +374,14 @@ class Codec:
         self, chat_id: int, thread_id: int | None, table_id: str, deal_seq: int, payload: Payload
     ) -> str:
         """Callback data of a button that does ``payload`` at a table (and deal) of a chat."""
-        return self.pack(Button(chat_id, thread_id, table_id, deal_seq, encode(payload)))
+        key = (chat_id, thread_id, table_id, deal_seq, payload)
+        data = self._made.get(key)
+        if data is None:
+            data = self.pack(Button(chat_id, thread_id, table_id, deal_seq, encode(payload)))
+            self._made[key] = data
+            if len(self._made) > DATA_KEPT:
+                self._made.popitem(last=False)
+        return data
 
     def read(self, data: str | None) -> tuple[Button, Payload]:
         """The button behind callback data and what it does; raises :class:`BadData`."""

@@ -160,6 +160,10 @@ class Presenter:
         assert seat.user_id is not None
         return Tr(pick_lang(await self._lang(seat.user_id, group=False), seat.lang))
 
+    async def lang_of(self, user_id: int) -> str | None:
+        """The language a person chose (``/language``), if any, read at most every few seconds."""
+        return await self._lang(user_id, group=False)
+
     async def _lang(self, chat_id: int, *, group: bool) -> str | None:
         # Every render needs five languages; a few seconds' staleness after /language is fine.
         now = time.monotonic()

@@ -138,8 +138,8 @@ class RedisStorage:
         self._claim = client.register_script(_CLAIM)
         self._add_timers = client.register_script(_ADD_TIMERS)
         self._claim_update = client.register_script(_CLAIM_UPDATE)
-        #: Chat settings key -> (monotonic time it may be used until, stored JSON or None).
-        self._chat_cache: dict[str, tuple[float, str | bytes | None]] = {}
+        #: Chat settings key -> (monotonic time it may be used until, the settings read).
+        self._chat_cache: dict[str, tuple[float, ChatSettings]] = {}
 
     @classmethod
     def from_url(cls, url: str, *, prefix: str = "", max_connections: int = 100) -> RedisStorage:
@@ -295,13 +295,12 @@ class RedisStorage:
         now = time.monotonic()
         cached = self._chat_cache.get(key)
         if cached is not None and cached[0] > now:
-            data = cached[1]
-        else:
-            data = await self.client.get(key)
-            if len(self._chat_cache) >= CHAT_SETTINGS_KEPT:
-                self._chat_cache.clear()
-            self._chat_cache[key] = (now + CHAT_SETTINGS_CACHE, data)
-        return self._parse(data, ChatSettings)
+            return cached[1].model_copy()
+        settings = self._parse(await self.client.get(key), ChatSettings)
+        if len(self._chat_cache) >= CHAT_SETTINGS_KEPT:
+            self._chat_cache.clear()
+        self._chat_cache[key] = (now + CHAT_SETTINGS_CACHE, settings.model_copy())
+        return settings
 
     async def save_chat_settings(self, chat_id: int, settings: ChatSettings) -> None:
         """Store a chat's settings for about a year after their last change."""
