@@ -25,8 +25,8 @@ from bot.engine.actions import action_from_json, action_to_json
 from bot.engine.cards import Card
 
 MAX_CALLBACK = 64
-#: Callback data kept once made (a few dozen buttons per seat of a few hundred live tables).
-DATA_KEPT = 20_000
+#: Callback data kept once made (the buttons of the keyboards changed lately).
+DATA_KEPT = 8192
 _VERSION = "k1"
 _PAYLOAD = re.compile(r"^[A-Za-z0-9_:+\-]{1,24}$")
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"

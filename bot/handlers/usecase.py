@@ -40,47 +40,51 @@ _LOG = logging.getLogger(__name__)
 RECENT_SECONDS = 5.0
 #: Tables kept so at most (the least recently saved are forgotten).
 RECENT_KEPT = 2000
-#: Deals kept by (table key, table id, version): a few per live table.
-DEALS_KEPT = 4000
+#: Tables whose deal in play is kept (one deal each: its latest state).
+DEALS_KEPT = 2000
 _UNBUILT: Any = object()
 
 
 class DealCache:
-    """Deals in play by (chat, thread, table id, version), the least recently used forgotten first.
+    """The deal in play of each table lately changed or read, with the table id and version it is of.
 
-    A version names one stored state of a table (every save bumps it), so a deal found here is the
-    one its record gives; the deal number and the count of moves are compared as well, in case a
-    table was deleted and made again under the same id.
+    A version names one stored state of a table (every save bumps it), so a deal found for the same
+    id and version is the one its record gives; the count of moves is compared as well, in case a
+    table was deleted and made again under the same id. One deal per table (the least recently used
+    forgotten first): an older state's deal is held by the snapshots that still show it, if any.
     """
 
     def __init__(self, kept: int = DEALS_KEPT) -> None:
         self._kept = kept
-        self._deals: OrderedDict[tuple[int, int | None, str, int], Deal] = OrderedDict()
-
-    @staticmethod
-    def _key(table: Table) -> tuple[int, int | None, str, int]:
-        return (table.chat_id, table.thread_id, table.table_id, table.version)
+        self._deals: OrderedDict[TableKey, tuple[str, int, Deal]] = OrderedDict()
 
     def get(self, table: Table) -> Deal | None:
         """The deal in play of ``table`` (rebuilt from its record once, then kept)."""
         m = table.match
         if m is None or m.current is None:
             return None
-        key = self._key(table)
-        deal = self._deals.get(key)
-        if deal is not None and len(deal.moves) == len(m.current.get("moves", ())):
-            self._deals.move_to_end(key)
-            return deal
+        key = key_of(table)
+        found = self._deals.get(key)
+        if found is not None:
+            table_id, version, deal = found
+            if (table_id, version) == (table.table_id, table.version) and len(deal.moves) == len(
+                m.current.get("moves", ())
+            ):
+                self._deals.move_to_end(key)
+                return deal
         deal = game.replay(m.current)
         self.put(table, deal)
         return deal
 
     def put(self, table: Table, deal: Deal | None) -> None:
-        """Keep ``deal`` as the deal in play of ``table`` at its version."""
+        """Keep ``deal`` as the deal in play of ``table`` at its version (unless a newer one is kept)."""
         if deal is None:
             return
-        key = self._key(table)
-        self._deals[key] = deal
+        key = key_of(table)
+        found = self._deals.get(key)
+        if found is not None and found[0] == table.table_id and found[1] > table.version:
+            return
+        self._deals[key] = (table.table_id, table.version, deal)
         self._deals.move_to_end(key)
         if len(self._deals) > self._kept:
             self._deals.popitem(last=False)
@@ -296,8 +300,8 @@ class Tables:
                     continue
                 snap.armed = timers is not None
                 self._keep(key, table.version, after)
-                if deal is not _UNBUILT:
-                    self.deals.put(table, deal)
+                if snap.built is not _UNBUILT:
+                    self.deals.put(table, snap.built)
                 return snap, result
         raise StaleWrite(f"table {key} is too busy")
 
