@@ -88,10 +88,6 @@ class BotDriver:
         if task is None or task.done():
             self._tasks[key] = asyncio.create_task(self._drive(key), name=f"bots {key}")
 
-    def kick(self, table: Table) -> None:
-        """:meth:`show` a table as stored."""
-        self.show(self.tables.snapshot(table))
-
     def _see(self, snap: Snapshot) -> None:
         """Keep ``snap`` as the table's newest state, unless a newer one of the same table is kept."""
         known = self._latest.get(snap.key)
