@@ -19,7 +19,7 @@ from bot.storage import RedisStorage
 from bot.storage.budget import RedisBudget
 
 #: Slack for the event loop and the round trip to Redis when comparing times (seconds).
-SLACK = 0.015
+SLACK = 0.03
 
 
 @pytest.fixture
@@ -41,16 +41,18 @@ async def test_a_burst_is_granted_at_once_then_each_take_waits_for_a_token(
     twin_budgets: tuple[RedisBudget, RedisBudget],
 ) -> None:
     budget, _ = twin_budgets
-    key = budget.chat_key(-100)
-    assert [await budget.take(key, 0.2, burst=3) for _ in range(3)] == [0.0, 0.0, 0.0]
-    wait = await budget.take(key, 0.2, burst=3)
-    assert 0.15 < wait <= 0.2
-    # A refused take spends nothing: asking again at once is told about the same wait.
-    again = await budget.take(key, 0.2, burst=3)
-    assert wait - 0.05 < again <= wait
-    await asyncio.sleep(again + 0.005)
-    assert await budget.take(key, 0.2, burst=3) == 0.0
-    assert await budget.take(key, 0.2, burst=3) > 0.15  # one token refilled, one spent
+    key, interval = budget.chat_key(-100), 0.4
+    assert [await budget.take(key, interval, burst=3) for _ in range(3)] == [0.0, 0.0, 0.0]
+    wait = await budget.take(key, interval, burst=3)
+    assert interval / 2 < wait <= interval
+    # A refused take spends nothing: asking again is told to wait no longer.
+    again = await budget.take(key, interval, burst=3)
+    assert 0 < again <= wait
+    assert await budget.take(key, interval, burst=3, look=True) > 0  # looking takes nothing either
+    await asyncio.sleep(again + 0.01)
+    assert await budget.take(key, interval, burst=3, look=True) == 0.0
+    assert await budget.take(key, interval, burst=3) == 0.0
+    assert await budget.take(key, interval, burst=3) > interval / 2  # one token refilled, one spent
 
 
 async def test_tokens_refill_up_to_the_burst_and_a_full_bucket_leaves_no_key(
@@ -65,7 +67,7 @@ async def test_tokens_refill_up_to_the_burst_and_a_full_bucket_leaves_no_key(
     await asyncio.sleep(0.5)  # five intervals: the bucket holds two tokens, no more
     assert not await budget.client.exists(key)
     assert [await budget.take(key, 0.1, burst=2) for _ in range(2)] == [0.0, 0.0]
-    assert await budget.take(key, 0.1, burst=2) > 0.05
+    assert await budget.take(key, 0.1, burst=2) > 0
 
 
 async def test_each_chat_has_a_bucket_of_its_own_beside_the_global_one(
@@ -88,36 +90,36 @@ async def test_each_chat_has_a_bucket_of_its_own_beside_the_global_one(
 async def test_two_clients_share_one_budget(twin_budgets: tuple[RedisBudget, RedisBudget]) -> None:
     first, second = twin_budgets
     assert await first.take(first.chat_key(-300), 1.0) == 0.0
-    assert await second.take(second.chat_key(-300), 1.0) > 0.9
-    assert await second.take(second.global_key(), 0.5) == 0.0
-    assert await first.take(first.global_key(), 0.5) > 0.4
+    assert await second.take(second.chat_key(-300), 1.0) > 0.5
+    assert await second.take(second.global_key(), 1.0) == 0.0
+    assert await first.take(first.global_key(), 1.0) > 0.5
 
 
 async def test_two_processes_taking_turns_keep_every_chat_and_the_total_within_the_budget(
     twin_budgets: tuple[RedisBudget, RedisBudget],
 ) -> None:
-    """Each of two processes makes 12 calls to each of four chats, every chat's calls 0.1 s apart at
+    """Each of two processes makes 8 calls to each of four chats, every chat's calls 0.1 s apart at
     least and all calls 0.02 s apart: the grants interleave, as one process's would."""
     granted: list[tuple[float, int]] = []
 
     async def calls(budget: RedisBudget, chat_id: int) -> None:
-        for _ in range(12):
+        for _ in range(8):
             await budget.turn(chat_id, chat_interval=0.1, global_interval=0.02, sleep=asyncio.sleep)
             granted.append((time.monotonic(), chat_id))
 
     started = time.monotonic()
     await asyncio.gather(*(calls(b, c) for b in twin_budgets for c in (-1, -2, -3, 4)))
     took = time.monotonic() - started
-    assert len(granted) == 96
-    # 96 calls at 50 a second take 1.9 s at least; two processes pacing alone would take half that.
-    assert took >= 95 * 0.02 - SLACK
+    assert len(granted) == 64
+    # 16 calls to a chat ten a second take 1.5 s at least; two processes pacing alone, half that.
+    assert took >= 15 * 0.1 - SLACK
     for chat_id in (-1, -2, -3, 4):
         times = sorted(t for t, c in granted if c == chat_id)
-        assert len(times) == 24
+        assert len(times) == 16
         assert min(b - a for a, b in itertools.pairwise(times)) >= 0.1 - SLACK, chat_id
     times = sorted(t for t, _ in granted)
     for i in range(len(times) - 10):
-        assert times[i + 10] - times[i] >= 10 * 0.02 - SLACK, "no more than 10 calls in 0.2 s"
+        assert times[i + 10] - times[i] >= 10 * 0.02 - SLACK, "11 calls span 0.2 s at least: 50 a second"
 
 
 async def test_without_redis_the_turn_goes_on_paced_by_its_process(caplog: pytest.LogCaptureFixture) -> None:
