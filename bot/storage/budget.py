@@ -25,8 +25,8 @@ chats waiting do not all ask Redis at every grant.
 
 Costs: two round trips to Redis per call (about 0.6 ms of this process's CPU); a bucket of interval
 0 is not asked. Needs Redis 5 or later (a script that reads TIME, then writes). A failover to a
-replica that missed the last writes forgets those grants: for a moment the bot may send up to one
-interval's worth more, as a restarted Redis without persistence would.
+replica that missed the last writes (its replication lag) forgets those grants: the calls of that
+lag are granted again, so for about as long the bot may send up to twice its budget.
 """
 
 from __future__ import annotations
