@@ -292,6 +292,24 @@ async def _wait(run: Run, probe: Any, seconds: float) -> Any:
     return None
 
 
+async def _extend(run: Run, storage: RedisStorage, restarts: int, deals: int, limit: float) -> None:
+    """Push the run's end back, up to ``limit``, until it has ``restarts`` restarts and ``deals``
+    finished deals."""
+    while True:
+        await asyncio.sleep(max(0.0, run.stop_at - time.monotonic() - 3.0))
+        if run.over or time.monotonic() >= limit:
+            return
+        if run.stop_at - time.monotonic() > 3.5:
+            continue
+        finished = 0
+        if run.counts.restarts >= restarts:
+            async for table in storage.tables():
+                finished, _ = _count(table, finished, 0)
+        if run.counts.restarts >= restarts and finished >= deals:
+            return
+        run.stop_at = min(limit, run.stop_at + 3.0)
+
+
 async def _open_table(run: Run, user: SimUser, group: SimGroup) -> bool:
     """/newgame, take seat 1, start with bot players; each step again if its update was lost."""
     while user.dm.last_bot_message is None and not run.over:
@@ -429,11 +447,16 @@ async def run(
     paced: bool = True,
     redis_url: str | None = None,
     workdir: Path | None = None,
+    min_restarts: int = 0,
+    min_deals: int = 0,
+    max_seconds: float | None = None,
 ) -> dict[str, Any]:
     """Soak ``tables`` tables for ``seconds``; return the figures (see the module docstring).
 
     ``paced``: the instances pace their calls as in production (Telegram's per-chat limits);
-    without, every call goes at once (quicker games, for short runs).
+    without, every call goes at once (quicker games, for short runs). ``min_restarts`` and
+    ``min_deals``: past ``seconds`` the run goes on until it has seen that many restarts and
+    finished deals (a slow or loaded machine gets there later), but not past ``max_seconds``.
     """
     workdir = workdir or Path(tempfile.mkdtemp(prefix="kozel-soak-"))
     server: EmbeddedRedis | None = None
@@ -470,8 +493,11 @@ async def run(
                 restarts = asyncio.create_task(
                     _restarts(soak, http, restart_every, random.Random(rng.random()))
                 )
+                limit = time.monotonic() + max(seconds, max_seconds or seconds)
+                extend = asyncio.create_task(_extend(soak, storage, min_restarts, min_deals, limit))
                 await asyncio.gather(*(_table(soak, n, random.Random(rng.random())) for n in range(tables)))
                 await restarts
+                await extend
                 # Let what is in flight land, then stop the instances gracefully. (Not "until quiet":
                 # bot players, and turn timers playing for people, keep the tables going.)
                 await asyncio.sleep(2.0)

@@ -72,15 +72,15 @@ def api_deals(rules: Rules, rng: random.Random, n: int, deal_no: int) -> int:
         _to_play_phase(deal, rng)
         if deal.over:
             continue
-        while not deal.over:
-            seat = deal.to_act
-            assert seat is not None
+        seat = deal.to_act
+        while seat is not None:  # None once the deal is over
             m = deal.legal_mask(seat)
             j = int(rnd() * m.bit_count())
             while j:
                 m &= m - 1
                 j -= 1
             deal.play(seat, ALL_CARDS[(m & -m).bit_length() - 1])
+            seat = deal.to_act
         done += 1
     return done
 

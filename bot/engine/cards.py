@@ -65,16 +65,15 @@ class Card:
     points: int = field(init=False, repr=False, compare=False)
     #: The card code: rank then suit, e.g. ``"TD"`` (worked out once: records list every card).
     code: str = field(init=False, repr=False, compare=False)
+    #: This card's bit in the engine's hand masks, ``1 << id``.
+    bit: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "id", self.suit.ordinal * len(RANKS) + self.rank.ordinal)
+        cid = self.suit.ordinal * len(RANKS) + self.rank.ordinal
+        object.__setattr__(self, "id", cid)
         object.__setattr__(self, "points", self.rank.points)
         object.__setattr__(self, "code", self.rank.value + self.suit.value)
-
-    @property
-    def bit(self) -> int:
-        """This card's bit in the engine's hand masks."""
-        return 1 << self.id
+        object.__setattr__(self, "bit", 1 << cid)
 
     def __str__(self) -> str:
         return self.code

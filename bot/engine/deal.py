@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 from bot.engine import brag, flip
 from bot.engine.actions import Action, Play, action_to_json
@@ -50,7 +50,9 @@ _QUEENS_MASK = mask_of([Card(Rank.QUEEN, s) for s in SUITS])
 _JC_BIT = JACK_OF_CLUBS.bit
 #: One shared ``Play`` per card: a move's action is made once, not per card played.
 _PLAYS = tuple(Play(c) for c in ALL_CARDS)
-_PLAY = Phase.PLAY  # a module constant: looking a member up on the enum class costs more
+#: Shared per seat and card: a play as a move, and as a place in a trick (a tap allocates neither).
+_MOVES = tuple(tuple((seat, p) for p in _PLAYS) for seat in range(N_SEATS))
+_PLACED = tuple(tuple((seat, c) for c in ALL_CARDS) for seat in range(N_SEATS))
 
 
 class Holding:
@@ -58,6 +60,9 @@ class Holding:
     kernel's :class:`~bot.engine.play.PlayState` takes over from it at the first lead."""
 
     __slots__ = ("drawn", "hands", "pts", "stock", "won")
+    #: As in the kernel: nobody is to play and no card may be played (so a play is refused at once).
+    seat = -1
+    mask = 0
 
     def __init__(self) -> None:
         self.hands = [0] * N_SEATS
@@ -215,7 +220,7 @@ class Deal:
         elif preset == "draw":
             n = 4 * N_SEATS
             self.one_at_a_time(self.deck[:n], self.left)
-            self._cards.stock = tuple(c.bit for c in self.deck[n:])
+            self._cards.stock = tuple([c.bit for c in self.deck[n:]])
             self.set_trump(Suit.CLUBS)
             if self.redeal_if_four_queens():
                 return
@@ -228,10 +233,11 @@ class Deal:
     def one_at_a_time(self, cs: Sequence[Card], first: int) -> None:
         """Deal ``cs`` one at a time clockwise from ``first``."""
         hands = self._cards.hands
-        seat = first
-        for c in cs:
-            hands[seat] |= 1 << c.id
-            seat = (seat + 1) % N_SEATS
+        for k in range(N_SEATS):
+            m = 0
+            for c in cs[k::N_SEATS]:
+                m |= c.bit
+            hands[(first + k) % N_SEATS] |= m
         for seat, hand in enumerate(hands):
             if hand & _JC_BIT:
                 self.jack_holder = seat
@@ -322,10 +328,8 @@ class Deal:
 
     def legal_mask(self, seat: int) -> int:
         """Bit mask of the cards ``seat`` may play now (0 when it is not his turn to play)."""
-        st = cast(PlayState, self._cards)
-        if self.phase is not _PLAY or seat != st.seat:
-            return 0
-        return st.mask
+        st = self._cards  # before play, a Holding: no seat to play, no card
+        return st.mask if seat == st.seat else 0
 
     def legal_plays(self, seat: int) -> list[Card]:
         """The cards ``seat`` may play now, in display order."""
@@ -334,17 +338,18 @@ class Deal:
 
     def play(self, seat: int, c: Card) -> None:
         """Play ``c`` from ``seat``'s hand; raises :class:`IllegalMoveError` saying why it is not allowed."""
-        st = cast(PlayState, self._cards)
+        st: PlayState = self._cards  # type: ignore[assignment]  # checked: a Holding has no seat to play
         cid = c.id
-        if self.phase is not _PLAY or seat != st.seat or not st.mask >> cid & 1:
+        # Before play a Holding, and once over the kernel, has mask 0: every play is refused here.
+        if seat != st.seat or not st.mask >> cid & 1:
             raise self._why_not_play(seat, c)
-        self.moves.append((seat, _PLAYS[cid]))
+        self.moves.append(_MOVES[seat][cid])
         trick = st.trick
         if st.play(1 << cid) == GOES_ON:
             self.to_act = st.seat
             return
         # The trick is complete (``trick`` holds it; the kernel has begun a new one), or the deal ended.
-        plays = tuple([(s, ALL_CARDS[b.bit_length() - 1]) for s, b in trick])
+        plays = tuple([_PLACED[s][b.bit_length() - 1] for s, b in trick])
         caught = st.queen_pair is not None
         self.tricks.append(Trick(plays[0][0], plays, None if caught else st.leader))
         if st.swapped:
@@ -441,8 +446,10 @@ class Deal:
                 f"{who}: a trump may not be led while he holds a plain card", Reason.TRUMP_LEAD
             )
         if st.hands[seat] & st.s.suit_masks[st.led_eff]:
-            suit = "trumps" if st.led_eff == TRUMP else SUITS[st.led_eff - 1].name.lower()
-            return IllegalMoveError(f"{who}: he must follow {suit}", Reason.MUST_FOLLOW)
+            if st.led_eff == TRUMP:
+                return IllegalMoveError(f"{who}: a trump was led, he must play one", Reason.MUST_FOLLOW_TRUMP)
+            suit = SUITS[st.led_eff - 1]
+            return IllegalMoveError(f"{who}: he must follow {suit.name.lower()}", Reason.MUST_FOLLOW, suit)
         return IllegalMoveError(f"{who}: void in the led suit, he must play a trump", Reason.MUST_TRUMP)
 
     def apply(self, seat: int, action: Action) -> None:

@@ -147,6 +147,7 @@ async def rules_command(update: Update, context: Context) -> None:
             tr("rules.common"),
             tr(f"rules.{rules.preset}"),
             tr("rules.options", summary=rules_menu.summary(tr, rules)),
+            tr("rules.glossary"),
         )
     )
     if chat.type != Chat.PRIVATE:  # the turn timer of /settings
@@ -184,7 +185,8 @@ async def score(update: Update, context: Context) -> None:
         )
     caption = Content("\n".join(lines))
     thread_id = thread_of(message)
-    sent = svc.outbox.post(chat.id, caption, thread_id=thread_id, photo=tally_png(penalty))
+    names = (pair_names(tr, table, 0), pair_names(tr, table, 1))
+    sent = svc.outbox.post(chat.id, caption, thread_id=thread_id, photo=tally_png(penalty, names))
 
     def fall_back(done: asyncio.Future[Sent]) -> None:
         # The picture was refused (a group may forbid media): the tally as text instead. Not when

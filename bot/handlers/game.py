@@ -72,6 +72,7 @@ def match_of(table: Table, rules: Rules | None = None) -> Match:
         eggs_in_row=m.eggs_in_row,
         loser=m.loser,
         title=m.title,
+        egg_cards=tuple(Card.parse(code) for code in m.egg_cards),
     )
 
 
@@ -83,6 +84,7 @@ def _store_match(state: MatchState, match: Match) -> None:
     state.eggs_in_row = match.eggs_in_row
     state.loser = match.loser
     state.title = match.title
+    state.egg_cards = [c.code for c in match.egg_cards]
 
 
 def replay(record: dict[str, Any], rules: Rules | None = None) -> Deal:
@@ -134,6 +136,9 @@ def deal_on(table: Table, match: Match, rng: random.Random, progress: Progress) 
         match.add(deal.result)
         _store_match(state, match)
     state.current = None
+    if match.eggs_to_draw and not match.egg_cards:
+        # The losing pair draws its eggs now, once, with the table's randomness (as a deck is shuffled).
+        match.draw_eggs(random.Random(rng.getrandbits(64)))
     _store_match(state, match)
     table.status = "over"
     progress.match_over = True
@@ -193,4 +198,8 @@ def decided_himself(table: Table, seat: int) -> None:
 def match_record(table: Table) -> dict[str, Any]:
     """The match so far as a match record (RULES.md §7)."""
     deals = list(table.match.deals) if table.match else []
-    return {"rules": table.rules, "deals": deals}
+    record: dict[str, Any] = {"rules": table.rules, "deals": deals}
+    if table.match is not None and table.match.egg_cards:
+        record["egg_cards"] = list(table.match.egg_cards)
+    return record
+

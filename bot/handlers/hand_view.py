@@ -1,7 +1,8 @@
 """A player's hand in the DM: one message per deal with the cards as buttons and every decision asked.
 
 The keyboard is built from ``view.legal`` alone, so any phase the engine adds (the brag, the
-exchange, the mirror's cut) is asked without changes here; only its texts are needed.
+exchange) is asked without changes here; only its texts are needed. The mirror's cut, which may be
+any of dozens of points, offers the engine's handful (:func:`bot.engine.cut_points`).
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ from bot.engine import (
     SeatView,
     Swap,
     SwapReturn,
+    cut_points,
     view_for,
 )
 from bot.engine.cards import Card
+from bot.handlers.brag_view import BRAG_PHASES, brag_lines
 from bot.handlers.codec import Act, Codec, Held, Payload, Tick, kind_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
@@ -74,7 +77,7 @@ def decision_label(tr: Tr, action: Action) -> str:
         case ExchangeGive(cs):
             return tr("act.give", cards=cards_text(tr, cs))
         case Cut(at):
-            return str(at)
+            return tr("act.cut", n=at)
         case ChooseBragKind(kind):
             return tr(f"val.{kind.value}")
     return "?"  # pragma: no cover - every action type is matched above
@@ -126,6 +129,8 @@ def _build_keyboard(
 
     if view.phase is Phase.EXCHANGE_GIVE and view.legal:
         return _pick_keyboard(tr, view, chosen, button)
+    if view.phase is Phase.CUT and view.legal:
+        return _cut_keyboard(tr, view, button)
     by_card: dict[Card, Action] = {}
     others: list[Action] = []
     for action in view.legal:
@@ -141,10 +146,20 @@ def _build_keyboard(
         for c in view.hand
     ]
     rows = [cards[i : i + CARDS_PER_ROW] for i in range(0, len(cards), CARDS_PER_ROW)]
-    small = all(isinstance(a, Cut) for a in others)
     decisions = [button(decision_label(tr, a), Act(a)) for a in others[:MAX_DECISIONS]]
-    per_row = 8 if small else 2
-    rows.extend(decisions[i : i + per_row] for i in range(0, len(decisions), per_row))
+    rows.extend(decisions[i : i + 2] for i in range(0, len(decisions), 2))
+    return InlineKeyboardMarkup(rows)
+
+
+def _cut_keyboard(
+    tr: Tr, view: SeatView, button: Callable[[str, Payload], InlineKeyboardButton]
+) -> InlineKeyboardMarkup:
+    """The mirror's cut: the hand (nothing to tap), then the handful of cut points, one per row."""
+    cards = [button(card_text(tr, c), Held(c)) for c in view.hand]
+    rows = [cards[i : i + CARDS_PER_ROW] for i in range(0, len(cards), CARDS_PER_ROW)]
+    for name, at in cut_points(view.stock_size):
+        if Cut(at) in view.legal:
+            rows.append([button(tr(f"act.cut_{name}", n=at), Act(Cut(at)))])
     return InlineKeyboardMarkup(rows)
 
 
@@ -210,10 +225,14 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
     seen = [(s, cs) for s, cs in enumerate(view.seen) if cs and s != seat]
     for s, cs in seen:
         lines.append(tr("hand.seen", name=seat_name(tr, table, s), cards=cards_text(tr, cs)))
+    turned = view.phase not in BRAG_PHASES
+    lines.extend(brag_lines(tr, table, view.brag_kind, view.brag_laid, view.brag_took, turned=turned))
+    if any(view.brag_took) and view.brag_took[seat]:
+        lines.append(tr.n("hand.took", view.brag_took[seat]))
     lines.append("")
     if view.my_turn:
         key = f"prompt.{view.phase.value}"
-        lines.append(tr(key) if tr.has(key) else tr("prompt.other"))
+        lines.append(tr(key, n=view.stock_size) if tr.has(key) else tr("prompt.other"))
     elif view.to_act is not None:
         name = seat_name(tr, table, view.to_act)
         key = f"phase.{view.phase.value}"

@@ -62,6 +62,8 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
     if table.lobby_view == "rules":
         lines.append("")
         lines.append(tr("lobby.rules_hint"))
+        lines.append("")
+        lines.append(tr("rules.glossary"))  # the menu's jargon, one line a term
         rows.append(
             [
                 _button(codec, table, ("✓ " if p == rules.preset else "") + tr(f"preset.{p}"), Preset(i))

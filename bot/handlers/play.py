@@ -39,6 +39,7 @@ from bot.handlers.outbox import Content
 from bot.handlers.services import Services, TableKey, taken_at
 from bot.handlers.settings_menu import settings_tap
 from bot.handlers.usecase import Change
+from bot.handlers.words import SUIT_SYMBOLS
 from bot.storage import MatchState, StaleWrite, Table
 from bot.storage.models import Picking
 
@@ -53,6 +54,7 @@ REASON_KEYS: dict[Reason, str] = {
     Reason.FIRST_LEAD: "alert.first_lead",
     Reason.TRUMP_LEAD: "alert.lead_rule",
     Reason.MUST_FOLLOW: "alert.must_follow",
+    Reason.MUST_FOLLOW_TRUMP: "alert.must_follow_trump",
     Reason.MUST_TRUMP: "alert.must_trump",
     Reason.BY_THE_LAST: "alert.by_the_last",
     Reason.NOT_ALLOWED: "alert.illegal",
@@ -62,6 +64,13 @@ REASON_KEYS: dict[Reason, str] = {
 def reason_key(error: IllegalMoveError) -> str:
     """The alert for an engine refusal."""
     return REASON_KEYS.get(error.reason, "alert.illegal")
+
+
+def refusal_of(error: IllegalMoveError) -> Refusal:
+    """The alert for an engine refusal, naming what is required (the suit to follow)."""
+    if error.reason is Reason.MUST_FOLLOW and error.suit is not None:
+        return Refusal("alert.must_follow_suit", suit=SUIT_SYMBOLS[error.suit])
+    return Refusal(reason_key(error))
 
 
 async def on_tap(update: Update, context: Context) -> None:
@@ -129,7 +138,7 @@ async def play_tap(
             if isinstance(action, Play) and c.deal is not None and (seat, action) in c.deal.moves:
                 # A second tap on a card (its keyboard not yet updated): the card, not the turn, is why.
                 raise Refusal("alert.already_played") from None
-            raise Refusal(reason_key(e)) from None
+            raise refusal_of(e) from None
         if table.match is not None:
             table.match.picking = None  # a choice in progress ends with any move
         decided_himself(table, seat)  # turn timers: no longer away, timeouts in a row start over

@@ -52,9 +52,7 @@ def play_matches(rules_json: dict[str, Any], matches: int) -> list[list[dict[str
 
 def generate() -> dict[str, Any]:
     """Every case's matches, as the golden file holds them."""
-    return {
-        json.dumps(r, sort_keys=True): play_matches(r, n) for r, n in CASES
-    }
+    return {json.dumps(r, sort_keys=True): play_matches(r, n) for r, n in CASES}
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from tests.bot.helpers import buttons, inject, lobby, play_until, sit
 # The flood-limited emulator and the bot paced on its virtual clock (see test_rate).
 clock, limited, paced_app = test_rate.clock, test_rate.limited, test_rate.paced_app
 
-LANG_NOT_ALLOWED = "Язык группы меняет тот, кто собрал стол, или админ чата."
+LANG_NOT_ALLOWED = "Язык группы меняет создатель стола или админ чата."
 
 
 async def _ask_language(user: SimUser, chat: SimGroup | None = None) -> StoredMessage:
@@ -131,7 +131,7 @@ async def test_a_burst_of_commands_during_a_game_keeps_the_groups_pace(
         "/newgame — собрать стол",  # /help
         "Здесь уже идёт игра",  # /newgame, a reply pointing at the table
         "Вы не сидите за столом.",  # /leave
-        "Остановить игру может тот",  # /stop
+        "Остановить игру может создатель",  # /stop
         LANG_NOT_ALLOWED,  # /language
     ):
         assert any(expected in t for t in texts), (expected, group.transcript())

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+from bot.handlers.i18n import Tr
 from bot.handlers.services import Services
 from bot.sandbox import Driver
 from tests.bot.helpers import lobby, sit, start_game
@@ -55,7 +58,7 @@ async def test_only_the_creator_picks_the_rules_and_the_chat_remembers_them(
     group = driver.add_group("Козлятник", [anya, boris])
     message = await lobby(driver, group, anya)
     refused = await boris.tap(message, "Правила")
-    assert refused.show_alert and "только тот, кто собрал стол" in (refused.answer_text or "")
+    assert refused.show_alert and "только создатель стола" in (refused.answer_text or "")
     await anya.tap(message, "Правила")
     await group.wait_until(message, lambda m: any("с прикупом" in b["text"] for r in m.buttons for b in r))
     await anya.tap(message, "с прикупом")
@@ -159,3 +162,32 @@ async def test_a_player_at_two_tables_gets_two_labelled_hands(
 
     titles = await driver.wait_for(hands, what="two hands")
     assert any("Козлятник" in t for t in titles) and any("Дача" in t for t in titles)
+
+
+async def test_rules_and_the_rules_menu_explain_every_term_in_one_line(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await anya.send(group, "/rules")
+    text = (await group.wait_text("Словарь")).content
+    terms = ("Шмон", "Матадоры", "Пара", "Черпак", "Шестак", "Яйца", "Козёл", "Хвалёж", "Штаны", "Обмен")
+    lines = text.split("\n")
+    for term in terms:
+        # One line, starting with the term, saying what it is.
+        assert sum(line.startswith(f"• {term}") for line in lines) == 1, term
+    message = await lobby(driver, group, anya)
+    await anya.tap(message, "Правила")
+    await group.wait_until(message, lambda m: "Словарь" in m.content and "• Черпак" in m.content)
+
+
+def test_english_texts_use_english_words_with_the_russian_term_in_brackets() -> None:
+    """"para", "cherpak", "shestak", "shmon" appear only in brackets, after the English word."""
+    tr = Tr("en")
+    glossary = tr("rules.glossary")
+    for english, russian in (("Single loss", "para"), ("Double loss", "cherpak"), ("Triple loss", "shestak")):
+        assert f"{english}</b> ({russian}," in glossary
+    keys = ("rules.common", "cat.para", "cat.cherpak", "cat.shestak", "opt.cherpak_max", "event.queen_caught")
+    for key in keys:
+        outside = re.sub(r"\([^)]*\)", "", tr(key)).lower()
+        assert not re.search(r"\b(para|cherpak|shestak|shmon)\b", outside), (key, tr(key))

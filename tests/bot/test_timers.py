@@ -28,8 +28,8 @@ from bot.sandbox.driver import AnyApplication
 from bot.storage import ChatSettings, MatchState, RedisStorage, Seat, Table
 from tests.bot.helpers import buttons, legal_hand, lobby, start_game, table_of
 
-TIMED_OUT = "не успевает — за него ходит бот"
-AWAY = "теперь за него играет бот"
+TIMED_OUT = "время вышло — этот ход делает бот"
+AWAY = "время вышло снова — дальше играет бот"
 EXPIRED_LOBBY = "никто и не собрал"
 
 
@@ -147,9 +147,9 @@ async def test_two_timeouts_in_a_row_make_the_seat_away_until_im_back(
     second = await armed(svc, group, "timeout", after=first)
     clock.advance(61)
     notice = await group.wait_bot_message(lambda m: AWAY in m.content)
-    assert any("Я вернулся" in label for label, _, _ in buttons(svc, notice))
+    assert any("Снова в игре" in label for label, _, _ in buttons(svc, notice))
     dm = await anya.dm.wait_bot_message(
-        lambda m: any("Я вернулся" in label for label, _, _ in buttons(svc, m))
+        lambda m: any("Снова в игре" in label for label, _, _ in buttons(svc, m))
     )
     await played(svc, group, second)
     table = await table_of(svc, group)
@@ -165,7 +165,7 @@ async def test_two_timeouts_in_a_row_make_the_seat_away_until_im_back(
     assert (await played(svc, group, away_turn))["seat"] == 0
     assert len([m for m in group.bot_messages if TIMED_OUT in m.content or AWAY in m.content]) == 2
 
-    tap = await anya.tap(dm, "Я вернулся")
+    tap = await anya.tap(dm, "Снова в игре")
     assert not tap.show_alert and tap.answer_text is not None and "С возвращением" in tap.answer_text
     back = await table_of(svc, group)
     assert back is not None and back.away == [] and back.timeouts == {}
@@ -381,7 +381,7 @@ async def test_settings_are_for_the_table_creator_and_admins(
     assert not tap.show_alert
     await group.wait_until(menu, lambda m: "Время на ход: 2 мин" in m.content)
     tap = await anya.tap(menu, "бот садится сразу")
-    await group.wait_until(menu, lambda m: "Кто не успел: бот садится сразу" in m.content)
+    await group.wait_until(menu, lambda m: "Если время вышло: бот садится сразу" in m.content)
     stored = await svc.storage.chat_settings(group.id)
     assert stored.turn_time == 120 and stored.timeout_action == "away"
     # The creator of the table here may change them too, admin or not.

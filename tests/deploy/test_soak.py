@@ -17,9 +17,11 @@ from bot.storage import RedisStorage, Seat, Table
 async def test_a_short_soak_finishes_deals_with_no_error_and_no_violation(
     redis_url: str, tmp_path: Path
 ) -> None:
+    # 20 s, or longer on a slow or loaded machine until two restarts and five deals have happened.
     figures = await run(
-        10, 20, instances=2, restart_every=6, paced=False, redis_url=redis_url, workdir=tmp_path
-    )
+        10, 20, instances=2, restart_every=6, paced=False, redis_url=redis_url, workdir=tmp_path,
+        min_restarts=2, min_deals=5, max_seconds=240,
+    )  # fmt: skip
     summary = json.dumps(figures, ensure_ascii=False)
     assert figures["errors"] == 0, summary
     assert figures["invariant_violations"] == 0, summary

@@ -59,9 +59,12 @@ def refill(s: PlayRules, hands: list[int], stock: Sequence[int], drawn: int, win
     """After a trick, each seat draws one card from the stock (``stock[drawn:]`` is left), the trick's
     winner first, then clockwise, while it lasts; returns how many of ``stock`` are drawn now."""
     n = s.n
-    for k in range(min(n, len(stock) - drawn)):
+    left = len(stock) - drawn
+    if left > n:
+        left = n
+    for k in range(left):
         hands[(winner + k) % n] |= stock[drawn + k]
-    return min(len(stock), drawn + n)
+    return drawn + left
 
 
 #: What :func:`draw_lead_rule` returns: free lead, restricted lead, restricted after the last-card swap.
