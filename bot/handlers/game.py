@@ -17,6 +17,8 @@ from typing import Any
 from bot.engine import Action, Deal, Match, Rules, RulesError
 from bot.engine.actions import action_from_json
 from bot.engine.cards import Card
+from bot.handlers.codec import decode_action as decode_action  # re-exported: its old home
+from bot.handlers.codec import encode_action as encode_action
 from bot.storage import MatchState, Table
 from bot.storage.invariants import vouch
 from bot.storage.models import PendingSummary
