@@ -204,4 +204,3 @@ def match_record(table: Table) -> dict[str, Any]:
     if table.match is not None and table.match.egg_cards:
         record["egg_cards"] = list(table.match.egg_cards)
     return record
-
