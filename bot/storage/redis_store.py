@@ -9,6 +9,7 @@ spread over several sorted sets, and a group's move to its supergroup is done in
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Collection
 from typing import Any, TypeVar
@@ -18,6 +19,8 @@ from pydantic import ValidationError
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot.storage.cluster import (
     CLUSTER_TIMER_BUCKETS,
@@ -29,7 +32,7 @@ from bot.storage.cluster import (
 )
 from bot.storage.invariants import check_table
 from bot.storage.models import SCHEMA, ChatSettings, Table, UserSettings
-from bot.storage.protocol import StaleWrite
+from bot.storage.protocol import StaleWrite, TimerPlan
 
 # KEYS[1] table; ARGV: expected version, new version, JSON, ttl in ms.
 _SAVE = """
@@ -37,6 +40,22 @@ local v = redis.call('HGET', KEYS[1], 'v')
 if (not v and ARGV[1] ~= '0') or (v and v ~= ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+"""
+# A save that also arms the table's timers, in one round trip. KEYS[1] table, KEYS[2] the timers'
+# sorted set; ARGV: expected version, new version, JSON, ttl in ms, then _ADD_TIMERS's arguments.
+# A single Redis only: on a cluster the timers' buckets are on other slots than the table, and the
+# save and the arming are two scripts (see save_table).
+_SAVE_ARM = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if (not v and ARGV[1] ~= '0') or (v and v ~= ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+local d = tonumber(ARGV[5])
+if d > 0 then redis.call('ZREM', KEYS[2], unpack(ARGV, 6, d + 5)) end
+local u = ARGV[d + 6]
+if u ~= '' and redis.call('ZSCORE', KEYS[2], u) then return 1 end
+for i = d + 7, #ARGV, 2 do redis.call('ZADD', KEYS[2], 'NX', ARGV[i], ARGV[i + 1]) end
 return 1
 """
 # KEYS[1] table, KEYS[2] history; ARGV: expected version, archive JSON ('' for none), history length.
@@ -120,6 +139,7 @@ if u ~= '' and redis.call('ZSCORE', KEYS[1], u) then return 0 end
 for i = d + 3, #ARGV, 2 do redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1]) end
 return 1
 """
+_LOG = logging.getLogger(__name__)
 _S = TypeVar("_S", ChatSettings, UserSettings)
 HISTORY_KEPT = 100
 #: Seconds an update's claim is kept (Telegram stops retrying long before).
@@ -155,6 +175,7 @@ class RedisStorage:
         #: bot/storage/invariants.py. A state that fails is refused, never stored.
         self.check = check
         self._save = client.register_script(_SAVE)
+        self._save_arm = client.register_script(_SAVE_ARM)
         self._delete = client.register_script(_DELETE)
         self._move = client.register_script(_MOVE)
         self._claim = client.register_script(_CLAIM)
@@ -162,8 +183,8 @@ class RedisStorage:
         self._claim_update = client.register_script(_CLAIM_UPDATE)
         self._put_new = client.register_script(_PUT_NEW)
         self._push = client.register_script(_PUSH)
-        #: Chat settings key -> (monotonic time it may be used until, stored JSON or None).
-        self._chat_cache: dict[str, tuple[float, str | bytes | None]] = {}
+        #: Chat settings key -> (monotonic time it may be used until, the settings read).
+        self._chat_cache: dict[str, tuple[float, ChatSettings]] = {}
 
     @classmethod
     def from_url(cls, url: str, *, prefix: str = "", max_connections: int = 100) -> RedisStorage:
@@ -222,22 +243,36 @@ class RedisStorage:
         table.version = int(version)
         return table
 
-    async def save_table(self, table: Table, *, ttl: float, data: str | None = None) -> None:
+    async def save_table(
+        self, table: Table, *, ttl: float, data: str | None = None, timers: TimerPlan | None = None
+    ) -> None:
         """Compare-and-set ``table`` on its version; raises :class:`StaleWrite` if it lost.
 
         ``data``: the table's JSON when the caller has just made it (its ``version`` field is not
         read back: the stored counter is the version). A state that breaks an invariant raises
-        :class:`~bot.storage.invariants.InvariantViolation` and is not stored.
+        :class:`~bot.storage.invariants.InvariantViolation` and is not stored. ``timers`` are armed
+        in the same script, only if the save is made (on a cluster: just after it, by
+        :meth:`add_timers`; a process that dies between the two leaves them to the next start's
+        :meth:`~bot.handlers.timers.Timers.resume`, which arms every table).
         """
         if self.check:
             check_table(table)
         new = table.version + 1
         if data is None:
             data = table.model_dump_json()
-        ok = await self._save(
-            keys=[self.table_key(table.chat_id, table.thread_id)],
-            args=[str(table.version), str(new), data, str(max(1, int(ttl * 1000)))],
-        )
+        args = [str(table.version), str(new), data, str(max(1, int(ttl * 1000)))]
+        if timers is None or self.cluster:
+            ok = await self._save(keys=[self.table_key(table.chat_id, table.thread_id)], args=args)
+            if ok and timers is not None:
+                try:
+                    await self.add_timers(timers.due, unless=timers.unless, drop=timers.drop)
+                except (RedisConnectionError, RedisTimeoutError) as e:  # the save stands
+                    _LOG.warning("the timers of table %s wait for its next change: %s", table.table_id, e)
+        else:
+            ok = await self._save_arm(
+                keys=[self.table_key(table.chat_id, table.thread_id), self.timers_key()],
+                args=args + _timer_args(timers.due, timers.unless, timers.drop),
+            )
         if not ok:
             raise StaleWrite(f"table {table.table_id} in chat {table.chat_id} changed since it was loaded")
         table.version = new
@@ -333,13 +368,12 @@ class RedisStorage:
         now = time.monotonic()
         cached = self._chat_cache.get(key)
         if cached is not None and cached[0] > now:
-            data = cached[1]
-        else:
-            data = await self.client.get(key)
-            if len(self._chat_cache) >= CHAT_SETTINGS_KEPT:
-                self._chat_cache.clear()
-            self._chat_cache[key] = (now + CHAT_SETTINGS_CACHE, data)
-        return self._parse(data, ChatSettings)
+            return cached[1].model_copy()
+        settings = self._parse(await self.client.get(key), ChatSettings)
+        if len(self._chat_cache) >= CHAT_SETTINGS_KEPT:
+            self._chat_cache.clear()
+        self._chat_cache[key] = (now + CHAT_SETTINGS_CACHE, settings.model_copy())
+        return settings
 
     async def save_chat_settings(self, chat_id: int, settings: ChatSettings) -> None:
         """Store a chat's settings for about a year after their last change."""
@@ -464,3 +498,11 @@ class RedisStorage:
     async def close(self) -> None:
         """Close the connection pool."""
         await self.client.aclose()
+
+
+def _timer_args(due: dict[str, float], unless: str | None, drop: Collection[str]) -> list[str]:
+    """The arguments of _ADD_TIMERS (and of _SAVE_ARM after its own four)."""
+    args: list[str] = [str(len(drop)), *drop, unless or ""]
+    for member, when in due.items():
+        args += [repr(when), member]
+    return args

@@ -25,7 +25,7 @@ from bot.handlers.words import seat_name
 from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
 from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
-from bot.storage import ChatSettings, MatchState, RedisStorage, Seat, Table
+from bot.storage import ChatSettings, MatchState, RedisStorage, Seat, StaleWrite, Table, TimerPlan
 from tests.bot.helpers import buttons, legal_hand, lobby, start_game, table_of
 
 pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
@@ -516,3 +516,16 @@ async def test_storage_claims_each_due_timer_once_and_arms_a_turn_once(
         await other.close()
     taken = [member for batch in batches for member in batch]
     assert sorted(taken) == sorted(f"t{n}" for n in range(200))
+
+
+async def test_a_save_arms_its_timers_only_if_it_is_made(storage: RedisStorage) -> None:
+    # One script on a single Redis; on a cluster the save, then the timers' bucket (another slot).
+    table = Table(table_id="arm1", chat_id=-100555, creator_id=1, rules={})
+    member = TimerId("lobby", table.chat_id, None, table.table_id).pack()
+    await storage.save_table(table, ttl=60, timers=TimerPlan({member: 50.0}))
+    assert await storage.claim_timers(100.0) == [member]
+    await storage.finish_timer(member)
+    stale = table.model_copy(update={"version": 0})
+    with pytest.raises(StaleWrite):
+        await storage.save_table(stale, ttl=60, timers=TimerPlan({member: 60.0}))
+    assert await storage.claim_timers(100.0) == [], "a save refused arms nothing"
