@@ -35,6 +35,7 @@ from bot.engine.deal import Deal, Phase
 from bot.engine.errors import KozelError
 from bot.engine.view import SeatView, view_for
 
+from . import preplay
 from .easy import choose_card, choose_other
 from .sample import knowledge, sample_world, true_world
 from .solver import Solver, SolveTimeout, merge_equivalent
@@ -83,6 +84,10 @@ class Budget:
     solve_at_preset: tuple[tuple[str, int], ...] = ()
     #: Penalty points per deal by which the rule player's card is preferred (see :meth:`SearchPlayer.search`).
     prior_bonus: float = 0.3
+    #: The decisions before the first lead searched like a card (:mod:`bot.engine.ai.preplay`:
+    #: ``"exchange"``, classic's exchange and gift; ``"swap"``, flip's swap and the card returned); the
+    #: others follow the rule player's rules.
+    preplay: tuple[str, ...] = ("exchange", "swap")
 
     def solve_from(self, preset: str) -> int:
         """How many cards left the exact solver starts from under ``preset`` (0: never)."""
@@ -104,6 +109,8 @@ class SearchPlayer:
         if not view.legal:
             raise KozelError(f"seat {view.seat} has no decision to take")
         if view.phase is not Phase.PLAY:
+            if preplay.searched(view, self.budget.preplay):
+                return preplay.decide(view, rng, self.budget, time.perf_counter())
             return choose_other(view)
         if len(view.legal) == 1:
             return view.legal[0]
