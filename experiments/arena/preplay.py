@@ -16,3 +16,10 @@ def medium_rule() -> S.SearchPlayer:
 
 def hard_rule() -> S.SearchPlayer:
     return S.SearchPlayer("hard-rule-preplay", dataclasses.replace(S.HARD, preplay=()))
+
+
+def medium_rule_declare() -> S.SearchPlayer:
+    """``medium`` with only flip's declared trump by the rule (the swap still searched): the ablation of
+    the declare search, ``--preset flip --option trump_mode=declare``."""
+    budget = dataclasses.replace(S.MEDIUM, preplay=tuple(k for k in S.MEDIUM.preplay if k != "declare"))
+    return S.SearchPlayer("medium-rule-declare", budget)

@@ -1,4 +1,5 @@
-"""``medium`` and ``hard`` search classic's exchange and flip's swap (:mod:`bot.engine.ai.preplay`).
+"""``medium`` and ``hard`` search classic's exchange, flip's swap and declared trump
+(:mod:`bot.engine.ai.preplay`).
 
 Hand-built positions where the right decision is known — checked against the true hands, played out
 many times — are decided right; the worlds the search samples agree with what the table told; and
@@ -15,14 +16,14 @@ from collections.abc import Callable
 import pytest
 
 from bot.engine import Deal, Phase, Rules, view_for
-from bot.engine.actions import Action, Exchange, ExchangeGive
+from bot.engine.actions import Action, Declare, Exchange, ExchangeGive
 from bot.engine.ai import preplay
 from bot.engine.ai.easy import choose_other
 from bot.engine.ai.search import MEDIUM, SearchPlayer
 from bot.engine.ai.trick import policy_rollout
 from bot.engine.ai.world import PAIR_OF, bits_of
 from bot.engine.brag import plan_exchange
-from bot.engine.cards import ALL_CARDS, Suit
+from bot.engine.cards import ALL_CARDS, Suit, cards, deck_for
 from bot.engine.order import Tables
 from bot.engine.view import SeatView
 from tests.ai.players import fixed
@@ -200,3 +201,26 @@ def test_without_preplay_search_the_levels_decide_by_the_rules(phase: Phase) -> 
         assert player.decide(view, random.Random(seed)) == choose_other(view)
         a = SEARCH.decide(view, random.Random(seed))
         assert a in view.legal
+
+
+def test_declare_names_the_long_strong_suit() -> None:
+    # jack_declares: the ♣J holder, with six hearts headed by the ace and ten, names hearts; the true
+    # hands, played out under each suit (and the swaps by the rule), agree.
+    rules = Rules.make("flip", trump_mode="jack_declares")
+    mine = cards("JC AH TH KH 9H 8H 7H 8D")
+    rest = [c for c in deck_for(rules.deck_size) if c not in mine]
+    random.Random(4).shuffle(rest)
+    deck = [mine[k // 4] if k % 4 == 0 else rest[k - 1 - k // 4] for k in range(32)]
+    deal = Deal(rules, deck, dealer=3)
+    assert deal.phase is Phase.DECLARE and deal.to_act == 0
+    view = view_for(deal, 0)
+    _, apply = preplay._declare(view, random.Random(1))
+    means = {}
+    for a in view.legal:
+        means[a] = sum(
+            policy_rollout(apply(list(deal.hands), a), random.Random(i), 1 if i % 2 == 0 else None)
+            for i in range(300)
+        )
+    hearts = Declare(Suit.HEARTS)
+    assert max(means, key=means.__getitem__) == hearts
+    assert SEARCH.decide(view, random.Random(1)) == hearts

@@ -1,4 +1,5 @@
-"""Searched decisions before the first lead: classic's exchange and flip's swap, for ``medium`` and ``hard``.
+"""Searched decisions before the first lead — classic's exchange, flip's swap and declared trump — for
+``medium`` and ``hard``.
 
 At a decision before the first lead the seat samples worlds — full placements of the cards it cannot
 see — consistent with its view (:func:`sampler`): its own hand and the cards it saw, the hand sizes,
@@ -25,11 +26,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from bot.engine.actions import Action, Exchange, ExchangeGive, Swap, SwapReturn
+from bot.engine.actions import Action, Declare, Exchange, ExchangeGive, Swap, SwapReturn
 from bot.engine.brag import BragState, plan_exchange
-from bot.engine.cards import ALL_CARDS, mask_of
+from bot.engine.cards import ALL_CARDS, Suit, mask_of
 from bot.engine.deal import Phase
-from bot.engine.order import Tables
+from bot.engine.order import Tables, tables_for
 from bot.engine.phase import DealCore
 from bot.engine.play import PlayState, play_rules
 from bot.engine.view import SeatView
@@ -48,6 +49,7 @@ KINDS: dict[Phase, str] = {
     Phase.EXCHANGE_GIVE: "exchange",
     Phase.SWAP: "swap",
     Phase.SWAP_RETURN: "swap",
+    Phase.DECLARE: "declare",
 }
 #: Gifts weighed at most at the exchange (the rule's cheapest first); more would thin the worlds.
 MAX_GIFTS = 10
@@ -68,6 +70,9 @@ def searched(view: SeatView, kinds: Sequence[str]) -> bool:
 def decide(view: SeatView, rng: random.Random, budget: Budget, start: float) -> Action:
     """The searched decision for ``view`` (a phase of :data:`KINDS`)."""
     rule = choose_other(view)
+    if view.phase is Phase.DECLARE:
+        world, apply = _declare(view, rng)
+        return _search(view, list(view.legal), rule, world, apply, rng, budget, start)
     if view.phase in (Phase.EXCHANGE, Phase.EXCHANGE_GIVE):
         cands, ok, apply = _exchange(view, rule)
     else:
@@ -129,21 +134,27 @@ def _search(
 
 
 def sampler(
-    view: SeatView, ok: Callable[[Hands], bool], exact: dict[int, int] | None = None
+    view: SeatView,
+    ok: Callable[[Hands], bool],
+    exact: dict[int, int] | None = None,
+    sizes: Sequence[int] | None = None,
 ) -> Callable[[random.Random], Hands]:
     """Draws of the hidden cards into the other hands, each consistent with ``view``: the cards seen in
     a hand stay there, each seat of ``exact`` gets that many of the hidden trumps (what the exchange
     talk or the swap phase told), and ``ok(hands)`` holds (by rejection, :data:`TRIES` draws at most;
-    the last is kept if none passes)."""
-    t = view.tables
-    assert t is not None
+    the last is kept if none passes). ``sizes``: the hands' sizes once dealt, if not the view's (trump
+    declared on three cards: the rest are not dealt yet)."""
+    tm = view.tables.trump_mask if view.tables is not None else 0
     me = view.seat
     known = [mask_of(list(cs)) for cs in view.seen]
     known[me] = mask_of(list(view.hand))
-    need = [0 if h == me else view.hand_sizes[h] - known[h].bit_count() for h in range(N_SEATS)]
-    unseen = bits_of(mask_of(list(view.unseen())))
-    trumps = [b for b in unseen if b & t.trump_mask]
-    plain = [b for b in unseen if not b & t.trump_mask]
+    sizes = view.hand_sizes if sizes is None else sizes
+    need = [0 if h == me else sizes[h] - known[h].bit_count() for h in range(N_SEATS)]
+    need[me] = sizes[me] - known[me].bit_count()
+    known_all = known[0] | known[1] | known[2] | known[3]
+    unseen = bits_of(mask_of(list(view.unseen())) & ~known_all)
+    trumps = [b for b in unseen if b & tm]
+    plain = [b for b in unseen if not b & tm]
     fixed = sorted((exact or {}).items())
 
     def once(rng: random.Random) -> Hands:
@@ -192,11 +203,15 @@ def _shuffled(xs: list[int], rnd: Callable[[], float]) -> list[int]:
     return out
 
 
-def _start(view: SeatView, hands: Hands, leader: int, open_seat: int | None) -> PlayState:
-    """The position at the first lead: ``hands``, ``leader`` to lead, ``open_seat``'s hand open."""
-    t = view.tables
-    assert t is not None
-    rules = play_rules(view.rules, t.trump, eggs_before_of(view), open_seat)
+def _start(
+    view: SeatView, hands: Hands, leader: int, open_seat: int | None, trump: Suit | None = None
+) -> PlayState:
+    """The position at the first lead: ``hands``, ``leader`` to lead, ``open_seat``'s hand open (trump:
+    the view's unless given)."""
+    if trump is None:
+        assert view.tables is not None
+        trump = view.tables.trump
+    rules = play_rules(view.rules, trump, eggs_before_of(view), open_seat)
     return PlayState(rules, hands, leader, (), view.points, view.tricks_won)
 
 
@@ -336,13 +351,50 @@ def _swap(view: SeatView) -> tuple[list[Action], Callable[[Hands], bool], Apply]
             _do_swap(hands, swapper, a.card.bit, tm)
         elif isinstance(a, Swap) and a.accept:
             _do_swap(hands, swapper, rule_return(t, hands[(swapper + 2) % N_SEATS]), tm)
-        for x in queue[pos + 1 :]:
-            mine = hands[x] & tm
-            if mine.bit_count() == 1 and mine != t.top.bit:  # the rule: pass a lone trump but the шмон
-                _do_swap(hands, x, rule_return(t, hands[(x + 2) % N_SEATS]), tm)
+        _rule_swaps(t, hands, queue[pos + 1 :])
         return _start(view, hands, left, None)
 
     return cands, ok, apply
+
+
+def _rule_swaps(t: Tables, hands: Hands, seats: Sequence[int]) -> None:
+    """The swap phase for ``seats``, in order, by the rule: a lone trump but the шмон is passed."""
+    tm = t.trump_mask
+    for x in seats:
+        mine = hands[x] & tm
+        if mine.bit_count() == 1 and mine != t.top.bit:
+            _do_swap(hands, x, rule_return(t, hands[(x + 2) % N_SEATS]), tm)
+
+
+# ---------------------------------------------------------------------------- flip's declared trump
+
+
+def _declare(view: SeatView, rng: random.Random) -> tuple[Callable[[], Hands], Apply]:
+    """Worlds for declaring trump (every hand as dealt in full) and the deal carried to the first lead
+    under each suit named: the swap phase by the rule, then play. "By the last" names the suit of the
+    declarer's last card, one of the cards he has not seen yet, at random."""
+    after_three = Declare(None) in view.legal
+    size = view.rules.hand_size
+    draw = sampler(view, lambda hands: True, None, [size] * N_SEATS if after_three else None)
+    mine = mask_of(list(view.hand))
+    left = (view.dealer + 1) % N_SEATS
+    queue = [(left + k) % N_SEATS for k in range(N_SEATS)]
+    last = [0]
+
+    def world() -> Hands:
+        hands = draw(rng)
+        new = bits_of(hands[view.seat] & ~mine)
+        last[0] = new[int(rng.random() * len(new))] if new else 0
+        return hands
+
+    def apply(hands: Hands, a: Action) -> PlayState:
+        assert isinstance(a, Declare)
+        suit = a.suit if a.suit is not None else ALL_CARDS[last[0].bit_length() - 1].suit
+        t = tables_for(view.rules, suit)
+        _rule_swaps(t, hands, queue)
+        return _start(view, hands, left, None, suit)
+
+    return world, apply
 
 
 def _swap_check(view: SeatView) -> tuple[SwapCheck, int]:

@@ -85,9 +85,9 @@ class Budget:
     #: Penalty points per deal by which the rule player's card is preferred (see :meth:`SearchPlayer.search`).
     prior_bonus: float = 0.3
     #: The decisions before the first lead searched like a card (:mod:`bot.engine.ai.preplay`:
-    #: ``"exchange"``, classic's exchange and gift; ``"swap"``, flip's swap and the card returned); the
-    #: others follow the rule player's rules.
-    preplay: tuple[str, ...] = ("exchange", "swap")
+    #: ``"exchange"``, classic's exchange and gift; ``"swap"``, flip's swap and the card returned;
+    #: ``"declare"``, flip's declared trump); the others follow the rule player's rules.
+    preplay: tuple[str, ...] = ("exchange", "swap", "declare")
 
     def solve_from(self, preset: str) -> int:
         """How many cards left the exact solver starts from under ``preset`` (0: never)."""
