@@ -14,6 +14,10 @@ seen), earlier once the leading card is ahead of every other by three standard e
 the minimum, at a hard cap counted from the start of the decision. Clear decisions so take a few
 dozen worlds and close ones the whole budget.
 
+The decisions before the first lead named in ``Budget.preplay`` (classic's exchange and gift, flip's
+swap, the card returned and the declared trump) are searched the same way on worlds sampled at that
+point (:mod:`bot.engine.ai.preplay`); the brag and the mirror's cut follow the rule player's rules.
+
 Only :class:`CheatPlayer` is shown the deal: the arena hands the whole deal to a player with
 ``decide_open``, so the levels that fill seats must not have one.
 
@@ -105,7 +109,9 @@ class SearchPlayer:
         self.budget = budget
 
     def decide(self, view: SeatView, rng: random.Random) -> Action:
-        """The card with the best mean worth over sampled worlds (other decisions: the rule player's)."""
+        """The card with the best mean worth over sampled worlds; classic's exchange, flip's swap and
+        declared trump are searched alike (:mod:`bot.engine.ai.preplay`), the brag and the cut follow
+        the rule player's rules."""
         if not view.legal:
             raise KozelError(f"seat {view.seat} has no decision to take")
         if view.phase is not Phase.PLAY:
