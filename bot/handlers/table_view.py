@@ -7,7 +7,8 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.engine import GOAT_WITH_DRIVERS, PARTNER_OF, Deal, Phase, Trick
 from bot.engine.cards import Card
 from bot.engine.eggs import EggDraw, egg_number
-from bot.handlers.codec import Button, Codec
+from bot.handlers.brag_view import public_brag_lines
+from bot.handlers.codec import Codec, Rematch
 from bot.handlers.game import replay, rules_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
@@ -79,6 +80,9 @@ def live_content(tr: Tr, table: Table, deal: Deal) -> Content:
         lines.append("")
         lines.append(tr("table.tricks"))
         lines.extend(trick_line(tr, table, i + 1, t) for i, t in enumerate(deal.tricks))
+    brag = public_brag_lines(tr, table, deal)
+    if brag:
+        lines += ["", *brag]
     if deal.phase is Phase.PLAY:
         lines.append("")
         on_table = " · ".join(f"{seat_name(tr, table, s)} {card_text(tr, c)}" for s, c in deal.trick)
@@ -162,7 +166,7 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
     if table.status == "over" and last:
         lines.append("")
         lines.extend(match_over_lines(tr, table))
-        data = codec.pack(Button(table.chat_id, table.thread_id, table.table_id, table.match.deal_seq, "M"))
+        data = codec.data(table.chat_id, table.thread_id, table.table_id, table.match.deal_seq, Rematch())
         markup = InlineKeyboardMarkup([[InlineKeyboardButton(tr("btn.rematch"), callback_data=data)]])
     return Content("\n".join(lines), markup)
 

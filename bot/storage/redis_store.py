@@ -18,7 +18,7 @@ from redis.backoff import ExponentialWithJitterBackoff
 
 from bot.storage.invariants import check_table
 from bot.storage.models import SCHEMA, ChatSettings, Table, UserSettings
-from bot.storage.protocol import StaleWrite
+from bot.storage.protocol import StaleWrite, TimerPlan
 
 # KEYS[1] table; ARGV: expected version, new version, JSON, ttl in ms.
 _SAVE = """
@@ -26,6 +26,21 @@ local v = redis.call('HGET', KEYS[1], 'v')
 if (not v and ARGV[1] ~= '0') or (v and v ~= ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+"""
+# A save that also arms the table's timers, in one round trip. KEYS[1] table, KEYS[2] the timers'
+# sorted set; ARGV: expected version, new version, JSON, ttl in ms, then _ADD_TIMERS's arguments.
+# (On a Redis Cluster both keys would have to be on one node, like _MOVE's.)
+_SAVE_ARM = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if (not v and ARGV[1] ~= '0') or (v and v ~= ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+local d = tonumber(ARGV[5])
+if d > 0 then redis.call('ZREM', KEYS[2], unpack(ARGV, 6, d + 5)) end
+local u = ARGV[d + 6]
+if u ~= '' and redis.call('ZSCORE', KEYS[2], u) then return 1 end
+for i = d + 7, #ARGV, 2 do redis.call('ZADD', KEYS[2], 'NX', ARGV[i], ARGV[i + 1]) end
 return 1
 """
 # KEYS[1] table, KEYS[2] history; ARGV: expected version, archive JSON ('' for none), history length.
@@ -117,13 +132,14 @@ class RedisStorage:
         #: bot/storage/invariants.py. A state that fails is refused, never stored.
         self.check = check
         self._save = client.register_script(_SAVE)
+        self._save_arm = client.register_script(_SAVE_ARM)
         self._delete = client.register_script(_DELETE)
         self._move = client.register_script(_MOVE)
         self._claim = client.register_script(_CLAIM)
         self._add_timers = client.register_script(_ADD_TIMERS)
         self._claim_update = client.register_script(_CLAIM_UPDATE)
-        #: Chat settings key -> (monotonic time it may be used until, stored JSON or None).
-        self._chat_cache: dict[str, tuple[float, str | bytes | None]] = {}
+        #: Chat settings key -> (monotonic time it may be used until, the settings read).
+        self._chat_cache: dict[str, tuple[float, ChatSettings]] = {}
 
     @classmethod
     def from_url(cls, url: str, *, prefix: str = "", max_connections: int = 100) -> RedisStorage:
@@ -178,22 +194,29 @@ class RedisStorage:
         table.version = int(version)
         return table
 
-    async def save_table(self, table: Table, *, ttl: float, data: str | None = None) -> None:
+    async def save_table(
+        self, table: Table, *, ttl: float, data: str | None = None, timers: TimerPlan | None = None
+    ) -> None:
         """Compare-and-set ``table`` on its version; raises :class:`StaleWrite` if it lost.
 
         ``data``: the table's JSON when the caller has just made it (its ``version`` field is not
         read back: the stored counter is the version). A state that breaks an invariant raises
-        :class:`~bot.storage.invariants.InvariantViolation` and is not stored.
+        :class:`~bot.storage.invariants.InvariantViolation` and is not stored. ``timers`` are armed
+        in the same script, only if the save is made.
         """
         if self.check:
             check_table(table)
         new = table.version + 1
         if data is None:
             data = table.model_dump_json()
-        ok = await self._save(
-            keys=[self.table_key(table.chat_id, table.thread_id)],
-            args=[str(table.version), str(new), data, str(max(1, int(ttl * 1000)))],
-        )
+        args = [str(table.version), str(new), data, str(max(1, int(ttl * 1000)))]
+        if timers is None:
+            ok = await self._save(keys=[self.table_key(table.chat_id, table.thread_id)], args=args)
+        else:
+            ok = await self._save_arm(
+                keys=[self.table_key(table.chat_id, table.thread_id), self.timers_key()],
+                args=args + _timer_args(timers.due, timers.unless, timers.drop),
+            )
         if not ok:
             raise StaleWrite(f"table {table.table_id} in chat {table.chat_id} changed since it was loaded")
         table.version = new
@@ -272,13 +295,12 @@ class RedisStorage:
         now = time.monotonic()
         cached = self._chat_cache.get(key)
         if cached is not None and cached[0] > now:
-            data = cached[1]
-        else:
-            data = await self.client.get(key)
-            if len(self._chat_cache) >= CHAT_SETTINGS_KEPT:
-                self._chat_cache.clear()
-            self._chat_cache[key] = (now + CHAT_SETTINGS_CACHE, data)
-        return self._parse(data, ChatSettings)
+            return cached[1].model_copy()
+        settings = self._parse(await self.client.get(key), ChatSettings)
+        if len(self._chat_cache) >= CHAT_SETTINGS_KEPT:
+            self._chat_cache.clear()
+        self._chat_cache[key] = (now + CHAT_SETTINGS_CACHE, settings.model_copy())
+        return settings
 
     async def save_chat_settings(self, chat_id: int, settings: ChatSettings) -> None:
         """Store a chat's settings for about a year after their last change."""
@@ -339,9 +361,7 @@ class RedisStorage:
         """ZADD NX the timers in one Lua script, unless ``unless`` is pending; ZREM ``drop`` first."""
         if not due and not drop:
             return False
-        args: list[str] = [str(len(drop)), *drop, unless or ""]
-        for member, when in due.items():
-            args += [repr(when), member]
+        args = _timer_args(due, unless, drop)
         return bool(await self._add_timers(keys=[self.timers_key()], args=args))
 
     def inflight_key(self) -> str:
@@ -364,3 +384,11 @@ class RedisStorage:
     async def close(self) -> None:
         """Close the connection pool."""
         await self.client.aclose()
+
+
+def _timer_args(due: dict[str, float], unless: str | None, drop: Collection[str]) -> list[str]:
+    """The arguments of _ADD_TIMERS (and of _SAVE_ARM after its own four)."""
+    args: list[str] = [str(len(drop)), *drop, unless or ""]
+    for member, when in due.items():
+        args += [repr(when), member]
+    return args
