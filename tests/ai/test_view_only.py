@@ -10,8 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from bot.engine import ALL_CARDS, Brag, Deal, Phase, Rules, view_for
+from bot.engine.ai import preplay
 from bot.engine.ai.base import Player, make_player
 from bot.engine.ai.pool import decide, decide_in_process
+from bot.engine.ai.world import bits_of
+from bot.engine.cards import mask_of
 from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
@@ -155,3 +158,55 @@ def test_views_and_actions_pickle_and_decide_in_a_pool() -> None:
     # A thread pool stands in for the app's process pool: the same Executor interface.
     with ThreadPoolExecutor(1) as pool:
         assert decide_in_process(pool, "easy", view, seed=1).result() == action
+
+
+def permuted_alike(deal: Deal, seat: int, rng: random.Random) -> Deal:
+    """A copy of ``deal`` before the first lead with the cards hidden from ``seat`` shuffled among the
+    other hands, trumps among trumps and plain cards among plain cards: each hand keeps its trump
+    count, all the exchange talk tells. Before trump is declared on three cards, the cards not dealt
+    yet are shuffled instead."""
+    other = deal.copy()
+    t = deal.tables
+    if t is None and sum(h.bit_count() for h in deal.hands) < len(deal.deck):
+        rest = list(deal.deck[3:])
+        rng.shuffle(rest)
+        other.deck = (*deal.deck[:3], *rest)
+        return other
+    hidden = mask_of(list(view_for(deal, seat).unseen()))
+    for kind in (t.trump_mask, ~t.trump_mask) if t is not None else (-1,):
+        slots = [h for h in range(4) for b in bits_of(deal.hands[h] & hidden & kind)]
+        bs = [b for h in range(4) for b in bits_of(deal.hands[h] & hidden & kind)]
+        rng.shuffle(bs)
+        for h in range(4):
+            other.hands[h] &= ~(hidden & kind)
+        for h, b in zip(slots, bs, strict=True):
+            other.hands[h] |= b
+    return other
+
+
+NO_DRAW = [(r, i) for r, i in zip(RULESETS, IDS, strict=True) if r.preset != "draw"]
+
+
+@pytest.mark.parametrize("rules", [r for r, _ in NO_DRAW], ids=[i for _, i in NO_DRAW])
+def test_searched_decisions_before_the_first_lead_do_not_depend_on_hidden_cards(rules: Rules) -> None:
+    # The exchange, the gift, the swap, the card back and the declared trump: searched by medium and
+    # hard over sampled worlds.
+    rng = random.Random(8)
+    players = [make_player(n) for n in LEVELS[3:]]
+    checked = differed = 0
+    for i in range(40):
+        deal = Deal.shuffled(rules, rng, dealer=i % 4, deal_no=2)
+        while not deal.over and deal.phase is not Phase.PLAY:
+            seat = deal.to_act
+            assert seat is not None
+            if deal.phase in preplay.KINDS:
+                other = permuted_alike(deal, seat, rng)
+                differed += other.hands != deal.hands or other.deck != deal.deck
+                view, view2 = view_for(deal, seat), view_for(other, seat)
+                assert view == view2
+                for p in players:
+                    assert p.decide(view, random.Random(i)) == p.decide(view2, random.Random(i)), p.name
+                checked += 1
+            acts = deal.legal_actions(seat)
+            deal.apply(seat, acts[int(rng.random() * len(acts))])
+    assert checked and differed
