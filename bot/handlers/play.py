@@ -32,7 +32,7 @@ from bot.handlers.codec import (
 )
 from bot.handlers.commands import language_tap
 from bot.handlers.common import Context, alert, quiet_answer, services, user_tr
-from bot.handlers.game import Progress, Refusal, decided_himself
+from bot.handlers.game import Notice, Progress, Refusal, decided_himself
 from bot.handlers.hand_view import picked
 from bot.handlers.lobby import lobby_tap
 from bot.handlers.outbox import Content
@@ -100,6 +100,9 @@ async def on_tap(update: Update, context: Context) -> None:
             await back_tap(update, button, svc)
         else:  # pragma: no cover - every payload type is routed above
             raise Refusal("alert.unknown_button")
+    except Notice as notice:  # a harmless repeat: a toast, nothing to read and dismiss
+        tr = await user_tr(svc, query.from_user)
+        await quiet_answer(query, tr(notice.key, **notice.values))
     except Refusal as refusal:
         tr = await user_tr(svc, query.from_user)
         await alert(query, tr(refusal.key, **refusal.values))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from bot.handlers.i18n import Tr
@@ -25,6 +26,41 @@ async def test_joining_by_deep_link_seats_a_person_who_never_started_the_bot(
     await group.wait_until(message, lambda m: "Борис" in m.content)
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.seats[1] is not None and table.seats[1].user_id == boris.id
+
+
+async def test_a_double_tap_on_a_seat_never_stands_the_person_up(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    await anya.start()
+    await anya.dm.wait_bot_message()
+    first, second = await asyncio.gather(anya.tap(message, "Место 2"), anya.tap(message, "Место 2"))
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.seats[1] is not None and table.seats[1].user_id == anya.id
+    # One tap seated her; the other is a harmless repeat, told with a toast.
+    answers = sorted([first.answer_text or "", second.answer_text or ""])
+    assert answers[0] == "" and "уже на месте 2" in answers[1]
+    assert not first.show_alert and not second.show_alert
+    again = await anya.tap(message, "Место 2")
+    assert not again.show_alert and "Встать: /leave" in (again.answer_text or "")
+    assert (await svc.storage.load_table(group.id, None)).seats[1].user_id == anya.id  # type: ignore[union-attr]
+    await group.wait_until(message, lambda m: "Аня" in m.content)
+
+
+async def test_a_double_tap_on_a_bot_button_keeps_the_bot(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    add = await asyncio.gather(anya.tap(message, "+ 🤖"), anya.tap(message, "+ 🤖"))
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.seats[0] is not None and table.seats[0].is_bot
+    assert not any(t.show_alert for t in add)
+    await group.wait_until(message, lambda m: "− 🤖" in str(m.buttons))
+    removed = await asyncio.gather(anya.tap(message, "− 🤖"), anya.tap(message, "− 🤖"))
+    assert (await svc.storage.load_table(group.id, None)).seats[0] is None  # type: ignore[union-attr]
+    assert not any(t.show_alert for t in removed)
 
 
 async def test_newgame_where_a_game_runs_points_to_it(app: object, driver: Driver, svc: Services) -> None:
@@ -182,7 +218,7 @@ async def test_rules_and_the_rules_menu_explain_every_term_in_one_line(
 
 
 def test_english_texts_use_english_words_with_the_russian_term_in_brackets() -> None:
-    """"para", "cherpak", "shestak", "shmon" appear only in brackets, after the English word."""
+    """ "para", "cherpak", "shestak", "shmon" appear only in brackets, after the English word."""
     tr = Tr("en")
     glossary = tr("rules.glossary")
     for english, russian in (("Single loss", "para"), ("Double loss", "cherpak"), ("Triple loss", "shestak")):
