@@ -54,9 +54,11 @@ async def new_game(update: Update, context: Context) -> None:
     key = table_key(chat, message)
     tr = await chat_tr(svc, chat, user)
     existing = await svc.storage.load_table(*key)
+    if existing is not None and existing.status == "lobby":
+        say(svc, update, tr("newgame.lobby"), reply_to=existing.lobby_message_id)
+        return
     if existing is not None and existing.status != "over":
-        where = existing.table_message_id if existing.status == "playing" else existing.lobby_message_id
-        say(svc, update, tr("newgame.running"), reply_to=where)
+        say(svc, update, tr("newgame.running"), reply_to=existing.table_message_id)
         return
     if existing is not None:
         await svc.storage.delete_table(existing)
@@ -148,8 +150,10 @@ def lobby_change(
 ) -> Progress | None:
     """Apply one lobby button to the table; raises :class:`Refusal` with the reason to show."""
     table = c.table
-    if table is None or table.table_id != button.table_id or table.status != "lobby":
+    if table is None or table.table_id != button.table_id or table.status == "over":
         raise Refusal("alert.stale")
+    if table.status != "lobby":  # a tap on the lobby of a game that has just started
+        raise Refusal("lobby.game_started")
     creator = user.id == table.creator_id
     if isinstance(payload, Sit | AddBot | RemoveBot):
         _seat_change(table, payload, user)

@@ -8,7 +8,7 @@ import re
 from bot.handlers.i18n import Tr
 from bot.handlers.services import Services
 from bot.sandbox import Driver
-from tests.bot.helpers import lobby, sit, start_game
+from tests.bot.helpers import buttons, inject, lobby, sit, start_game
 
 
 async def test_joining_by_deep_link_seats_a_person_who_never_started_the_bot(
@@ -63,14 +63,47 @@ async def test_a_double_tap_on_a_bot_button_keeps_the_bot(app: object, driver: D
     assert not any(t.show_alert for t in removed)
 
 
-async def test_newgame_where_a_game_runs_points_to_it(app: object, driver: Driver, svc: Services) -> None:
+async def test_newgame_during_a_lobby_points_to_the_lobby(app: object, driver: Driver, svc: Services) -> None:
     anya = driver.add_user("Аня")
     group = driver.add_group("Козлятник", [anya])
     message = await lobby(driver, group, anya)
     await anya.send(group, "/newgame")
-    answer = await group.wait_text("уже идёт игра")
+    answer = await group.wait_text("Здесь уже собирают стол — вот он")
     assert answer.reply_to == message.message_id
     assert len([m for m in group.bot_messages if m.buttons]) == 1
+    assert not any("уже идёт игра" in m.content for m in group.bot_messages)
+
+
+async def test_newgame_where_a_game_runs_points_to_its_table(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await start_game(driver, group, [anya])
+    await anya.send(group, "/newgame")
+    answer = await group.wait_text("уже идёт игра")
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and answer.reply_to == table.table_message_id
+
+
+async def test_a_seat_tap_on_a_lobby_whose_game_started_says_so(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    message = await lobby(driver, group, anya)
+    seat = next(data for label, _, data in buttons(svc, message) if "Место 2" in label)
+    await sit(anya, message, 0, group)
+    await anya.tap(message, "Начать")
+    await group.wait_until(message, lambda m: "Посадить туда" in m.content)
+    await anya.tap(message, "с ботами")
+    await group.wait_until(message, lambda m: "Игра началась" in m.content)
+    await boris.start()
+    await boris.dm.wait_bot_message()
+    inject(message, seat)  # a client still showing the lobby's keyboard
+    tap = await boris.tap(message, data=seat)
+    assert tap.answer_text is not None and "Игра уже началась" in tap.answer_text
+    assert "закончилась" not in tap.answer_text
 
 
 async def test_bot_players_and_their_level(app: object, driver: Driver, svc: Services) -> None:
