@@ -68,7 +68,7 @@ async def test_newgame_during_a_lobby_points_to_the_lobby(app: object, driver: D
     group = driver.add_group("Козлятник", [anya])
     message = await lobby(driver, group, anya)
     await anya.send(group, "/newgame")
-    answer = await group.wait_text("Здесь уже собирают стол — вот он")
+    answer = await group.wait_text("Здесь уже собирают стол — свободные места здесь")
     assert answer.reply_to == message.message_id
     assert len([m for m in group.bot_messages if m.buttons]) == 1
     assert not any("уже идёт игра" in m.content for m in group.bot_messages)
