@@ -140,7 +140,8 @@ async def play_tap(
         except IllegalMoveError as e:
             if isinstance(action, Play) and c.deal is not None and (seat, action) in c.deal.moves:
                 # A second tap on a card (its keyboard not yet updated): the card, not the turn, is why.
-                raise Refusal("alert.already_played") from None
+                # A harmless repeat: a toast, not an alert to dismiss.
+                raise Notice("alert.already_played") from None
             raise refusal_of(e) from None
         if table.match is not None:
             table.match.picking = None  # a choice in progress ends with any move
