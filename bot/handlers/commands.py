@@ -264,6 +264,7 @@ async def stop(update: Update, context: Context) -> None:
     else:
         raise StaleWrite(f"table {key} is too busy to stop")
     svc.presenter.forget(table)
+    svc.timers.leftovers.forget(table)  # the reminder and "I'm back" keyboards of the stopped game
     say(svc, update, tr("stop.done"))
     ended = Content(tr("stop.message"))
     for message_id in (table.table_message_id, table.lobby_message_id if table.status == "lobby" else None):
