@@ -138,10 +138,14 @@ async def play_tap(
         try:
             progress = c.play(seat, action)
         except IllegalMoveError as e:
-            if isinstance(action, Play) and c.deal is not None and (seat, action) in c.deal.moves:
-                # A second tap on a card (its keyboard not yet updated): the card, not the turn, is why.
-                # A harmless repeat: a toast, not an alert to dismiss.
+            moves = c.deal.moves if c.deal is not None else []
+            # A second tap (its keyboard not yet updated) is a harmless repeat: a toast, not an
+            # alert to dismiss. For a card, the card (not the turn) is why.
+            if isinstance(action, Play) and (seat, action) in moves:
                 raise Notice("alert.already_played") from None
+            own = [a for s, a in moves if s == seat]
+            if own and own[-1] == action:
+                raise Notice("alert.already_done") from None
             raise refusal_of(e) from None
         if table.match is not None:
             table.match.picking = None  # a choice in progress ends with any move
