@@ -438,7 +438,7 @@ class Outbox:
                 op.chat_id = e.new_chat_id
                 continue
             except TimedOut as e:
-                if op.kind != "edit":
+                if op.kind in ("send", "photo"):  # an edit or a delete is safe to repeat
                     _LOG.warning("%s in chat %s timed out; not repeated: %s", op.kind, op.chat_id, e)
                     return Sent(None, uncertain=True)
                 _LOG.info("an edit in chat %s timed out; retrying in %s s", op.chat_id, backoff)
