@@ -94,14 +94,21 @@ class Tick:
 
 @dataclass(frozen=True, slots=True)
 class Sit:
-    """Sit in (or stand up from) a lobby seat."""
+    """Sit in a lobby seat (moving from another one); a tap on one's own seat changes nothing."""
 
     seat: int
 
 
 @dataclass(frozen=True, slots=True)
 class AddBot:
-    """Put a bot player in an empty lobby seat, or take it out."""
+    """Put a bot player in an empty lobby seat (a bot already there stays)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveBot:
+    """Take the bot player out of a lobby seat (an empty seat stays empty)."""
 
     seat: int
 
@@ -182,6 +189,7 @@ Payload = (
     | Tick
     | Sit
     | AddBot
+    | RemoveBot
     | Level
     | RulesMenu
     | SeatsMenu
@@ -196,14 +204,14 @@ Payload = (
     | Back
 )
 #: Payloads that are a lobby button.
-LOBBY = (Sit, AddBot, Level, RulesMenu, SeatsMenu, Preset, Option, Start, Fill)
+LOBBY = (Sit, AddBot, RemoveBot, Level, RulesMenu, SeatsMenu, Preset, Option, Start, Fill)
 _BARE: dict[str, Payload] = {
     "L": Level(), "R": RulesMenu(), "K": SeatsMenu(), "G": Start(), "F": Fill(), "M": Rematch(),
     "Y": Back(),
 }  # fmt: skip
 _BARE_CODE = {type(p): code for code, p in _BARE.items()}
-_NUMBERED: dict[str, type[Sit | AddBot | Preset | Option | TurnTime | OnTimeout]] = {
-    "S": Sit, "B": AddBot, "P": Preset, "O": Option, "Tt": TurnTime, "Ta": OnTimeout,
+_NUMBERED: dict[str, type[Sit | AddBot | RemoveBot | Preset | Option | TurnTime | OnTimeout]] = {
+    "S": Sit, "B": AddBot, "D": RemoveBot, "P": Preset, "O": Option, "Tt": TurnTime, "Ta": OnTimeout,
 }  # fmt: skip
 _NUMBERED_CODE = {kind: code for code, kind in _NUMBERED.items()}
 
@@ -219,7 +227,7 @@ def encode(payload: Payload) -> str:
             return "C" + (card.code if card is not None else "")
         case Language(lang):
             return "N" + lang
-        case Sit(n) | AddBot(n) | Preset(n) | Option(n) | TurnTime(n) | OnTimeout(n):
+        case Sit(n) | AddBot(n) | RemoveBot(n) | Preset(n) | Option(n) | TurnTime(n) | OnTimeout(n):
             return _NUMBERED_CODE[type(payload)] + str(n)
     return _BARE_CODE[type(payload)]
 
@@ -245,7 +253,7 @@ def decode(code: str) -> Payload:
         kind = _NUMBERED.get(prefix)
         arg = code[len(prefix) :]
         if kind is not None and arg.isdigit() and len(arg) <= 3:
-            if kind in (Sit, AddBot) and int(arg) not in range(4):
+            if kind in (Sit, AddBot, RemoveBot) and int(arg) not in range(4):
                 break
             return kind(int(arg))
     raise BadData(f"bad payload {code!r}")

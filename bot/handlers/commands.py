@@ -215,6 +215,8 @@ async def leave(update: Update, context: Context) -> None:
         seat = table.seat_of(user.id)
         if seat is None:
             return "leave.not_seated"
+        if table.status == "over":  # nothing to leave: the next match needs a new lobby or the rematch
+            return "leave.over"
         if table.status == "lobby":
             table.seats[seat] = None
         else:
@@ -243,7 +245,8 @@ async def stop(update: Update, context: Context) -> None:
         say(svc, update, tr("stop.no_table"))
         return
     if not await _may_manage(context, chat.id, user.id, table):
-        say(svc, update, tr("stop.not_allowed"))
+        # Only a running game is worth saying who may stop it; a lobby or a finished match is none.
+        say(svc, update, tr("stop.not_allowed" if table.status == "playing" else "stop.no_table"))
         return
     # The game may move on while we look (bot players, message ids): delete the latest version.
     for _ in range(8):
@@ -261,6 +264,7 @@ async def stop(update: Update, context: Context) -> None:
     else:
         raise StaleWrite(f"table {key} is too busy to stop")
     svc.presenter.forget(table)
+    svc.timers.leftovers.forget(table)  # the reminder and "I'm back" keyboards of the stopped game
     say(svc, update, tr("stop.done"))
     ended = Content(tr("stop.message"))
     for message_id in (table.table_message_id, table.lobby_message_id if table.status == "lobby" else None):

@@ -4,7 +4,8 @@ The handlers are layered, each importing only the layers below it (``tests/bot/t
 checks there is no import circle):
 
 1. pieces with no state of their own: :mod:`~bot.handlers.codec`, :mod:`~bot.handlers.i18n`,
-   :mod:`~bot.handlers.outbox`, the views, and :mod:`~bot.handlers.game` (the engine behind a table);
+   :mod:`~bot.handlers.outbox`, :mod:`~bot.handlers.leftovers`, the views, and
+   :mod:`~bot.handlers.game` (the engine behind a table);
 2. this module: settings, bench timings, and :class:`Core` (storage, outbox, codec, settings);
 3. :mod:`~bot.handlers.usecase`: the one path a change of a table takes, ending in a
    :class:`~bot.handlers.usecase.Snapshot` handed to the renderers;

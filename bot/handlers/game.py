@@ -33,6 +33,10 @@ class Refusal(Exception):
         self.values = values
 
 
+class Notice(Refusal):
+    """A harmless repeat (a double tap): nothing changes, and the tap is answered with a toast."""
+
+
 @dataclass(frozen=True, slots=True)
 class FinishedDeal:
     """A deal just ended: the index of its record in ``match.deals`` and the messages that showed it."""

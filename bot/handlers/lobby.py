@@ -17,6 +17,7 @@ from bot.handlers.codec import (
     Link,
     Option,
     Preset,
+    RemoveBot,
     RulesMenu,
     SeatsMenu,
     Sit,
@@ -33,7 +34,7 @@ from bot.handlers.common import (
     table_key,
     thread_of,
 )
-from bot.handlers.game import Progress, Refusal
+from bot.handlers.game import Notice, Progress, Refusal
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.lobby_view import default_level, levels, lobby_content
 from bot.handlers.outbox import Content
@@ -42,7 +43,7 @@ from bot.handlers.usecase import Change
 from bot.handlers.words import pair_names
 from bot.storage import ChatSettings, Seat, Table
 
-LobbyButton = Sit | AddBot | Level | RulesMenu | SeatsMenu | Preset | Option | Start | Fill
+LobbyButton = Sit | AddBot | RemoveBot | Level | RulesMenu | SeatsMenu | Preset | Option | Start | Fill
 
 
 async def new_game(update: Update, context: Context) -> None:
@@ -53,9 +54,11 @@ async def new_game(update: Update, context: Context) -> None:
     key = table_key(chat, message)
     tr = await chat_tr(svc, chat, user)
     existing = await svc.storage.load_table(*key)
+    if existing is not None and existing.status == "lobby":
+        say(svc, update, tr("newgame.lobby"), reply_to=existing.lobby_message_id)
+        return
     if existing is not None and existing.status != "over":
-        where = existing.table_message_id if existing.status == "playing" else existing.lobby_message_id
-        say(svc, update, tr("newgame.running"), reply_to=where)
+        say(svc, update, tr("newgame.running"), reply_to=existing.table_message_id)
         return
     if existing is not None:
         await svc.storage.delete_table(existing)
@@ -114,30 +117,46 @@ def _sit(table: Table, seat: int, user: User) -> None:
     table.seats[seat] = Seat(kind="human", name=user.first_name, user_id=user.id, lang=user.language_code)
 
 
+def _seat_change(table: Table, payload: Sit | AddBot | RemoveBot, user: User) -> None:
+    """Each seat button says what the seat is to become, so a repeated tap changes nothing more:
+    a double tap never stands a person up or takes out the bot just put in (standing up is /leave).
+    """
+    seat = payload.seat
+    occupant = table.seats[seat]
+    if isinstance(payload, Sit):
+        if occupant is None:
+            _sit(table, seat, user)
+        elif occupant.user_id == user.id:
+            raise Notice("lobby.already_seated", n=seat + 1)
+        else:
+            raise Refusal("alert.seat_taken")
+    elif isinstance(payload, AddBot):
+        if occupant is None:
+            table.seats[seat] = Seat(kind="bot", name="bot", level=table.bot_level)
+        elif not occupant.is_bot:
+            raise Refusal("alert.seat_taken")
+        else:
+            raise Notice("lobby.bot_already", n=seat + 1)
+    elif occupant is None:
+        raise Notice("lobby.bot_gone", n=seat + 1)
+    elif occupant.is_bot:
+        table.seats[seat] = None
+    else:
+        raise Refusal("alert.seat_taken")
+
+
 def lobby_change(
     c: Change, button: Button, payload: LobbyButton, user: User, rng_bits: int
 ) -> Progress | None:
     """Apply one lobby button to the table; raises :class:`Refusal` with the reason to show."""
     table = c.table
-    if table is None or table.table_id != button.table_id or table.status != "lobby":
+    if table is None or table.table_id != button.table_id or table.status == "over":
         raise Refusal("alert.stale")
+    if table.status != "lobby":  # a tap on the lobby of a game that has just started
+        raise Refusal("lobby.game_started")
     creator = user.id == table.creator_id
-    if isinstance(payload, Sit | AddBot):
-        seat = payload.seat
-        occupant = table.seats[seat]
-        if isinstance(payload, Sit):
-            if occupant is None:
-                _sit(table, seat, user)
-            elif occupant.user_id == user.id:
-                table.seats[seat] = None
-            else:
-                raise Refusal("alert.seat_taken")
-        elif occupant is None:
-            table.seats[seat] = Seat(kind="bot", name="bot", level=table.bot_level)
-        elif occupant.is_bot:
-            table.seats[seat] = None
-        else:
-            raise Refusal("alert.seat_taken")
+    if isinstance(payload, Sit | AddBot | RemoveBot):
+        _seat_change(table, payload, user)
         table.lobby_view = "seats"
         return None
     # Seats are everyone's: anyone may sit, stand, or put a bot player in an empty seat (and take it

@@ -17,6 +17,7 @@ from bot.handlers.codec import (
     Option,
     Payload,
     Preset,
+    RemoveBot,
     RulesMenu,
     SeatsMenu,
     Sit,
@@ -98,7 +99,7 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
             if occupant is None:
                 row.append(_button(codec, table, tr("btn.add_bot"), AddBot(seat)))
             elif occupant.is_bot:
-                row.append(_button(codec, table, tr("btn.remove_bot"), AddBot(seat)))
+                row.append(_button(codec, table, tr("btn.remove_bot"), RemoveBot(seat)))
             rows.append(row)
         rows.append([_button(codec, table, tr("btn.level", level=tr(f"level.{table.bot_level}")), Level())])
         rows.append(

@@ -121,7 +121,7 @@ class Sent:
 
 @dataclass
 class _Op:
-    kind: str  # "edit", "send" or "photo"
+    kind: str  # "edit", "send", "photo" or "delete"
     chat_id: int
     content: Content
     message_id: int | None = None
@@ -249,6 +249,23 @@ class Outbox:
     ) -> Sent:
         """Send a picture with a caption."""
         return await self._enqueue(_Op("photo", chat_id, caption, thread_id=thread_id, photo=photo))
+
+    def delete(self, chat_id: int, message_id: int) -> asyncio.Future[Sent]:
+        """Delete a message when the chat's turn comes (a leftover: a reminder no longer due).
+
+        Not awaited by the caller; an edit of the message still waiting is dropped.
+        """
+        chat_id = self._moved.get(chat_id, chat_id)
+        chat = self._chats.setdefault(chat_id, _Chat())
+        waiting = chat.edits.pop(message_id, None)
+        if waiting is not None:
+            chat.queue.remove(waiting)
+            _settle(waiting, Sent(None))
+        op = _Op("delete", chat_id, Content(""), message_id=message_id)
+        op.future = asyncio.get_running_loop().create_future()
+        chat.queue.append(op)
+        self._wake(chat_id, chat)
+        return op.future
 
     def post(
         self,
@@ -421,7 +438,7 @@ class Outbox:
                 op.chat_id = e.new_chat_id
                 continue
             except TimedOut as e:
-                if op.kind != "edit":
+                if op.kind in ("send", "photo"):  # an edit or a delete is safe to repeat
                     _LOG.warning("%s in chat %s timed out; not repeated: %s", op.kind, op.chat_id, e)
                     return Sent(None, uncertain=True)
                 _LOG.info("an edit in chat %s timed out; retrying in %s s", op.chat_id, backoff)
@@ -456,6 +473,11 @@ class Outbox:
         kwargs: dict[str, Any] = {"parse_mode": ParseMode.HTML, "reply_markup": op.content.markup}
         if op.reply_to is not None:
             kwargs["reply_parameters"] = ReplyParameters(op.reply_to, allow_sending_without_reply=True)
+        if op.kind == "delete":
+            assert op.message_id is not None
+            await self.bot.delete_message(op.chat_id, op.message_id)
+            self._sent.pop((op.chat_id, op.message_id), None)
+            return Sent(op.message_id)
         if op.kind == "edit":
             assert op.message_id is not None
             if isinstance(self.bot, Bot):

@@ -32,7 +32,7 @@ from bot.handlers.codec import (
 )
 from bot.handlers.commands import language_tap
 from bot.handlers.common import Context, alert, quiet_answer, services, user_tr
-from bot.handlers.game import Progress, Refusal, decided_himself
+from bot.handlers.game import Notice, Progress, Refusal, decided_himself
 from bot.handlers.hand_view import picked
 from bot.handlers.lobby import lobby_tap
 from bot.handlers.outbox import Content
@@ -100,6 +100,9 @@ async def on_tap(update: Update, context: Context) -> None:
             await back_tap(update, button, svc)
         else:  # pragma: no cover - every payload type is routed above
             raise Refusal("alert.unknown_button")
+    except Notice as notice:  # a harmless repeat: a toast, nothing to read and dismiss
+        tr = await user_tr(svc, query.from_user)
+        await quiet_answer(query, tr(notice.key, **notice.values))
     except Refusal as refusal:
         tr = await user_tr(svc, query.from_user)
         await alert(query, tr(refusal.key, **refusal.values))
@@ -135,9 +138,14 @@ async def play_tap(
         try:
             progress = c.play(seat, action)
         except IllegalMoveError as e:
-            if isinstance(action, Play) and c.deal is not None and (seat, action) in c.deal.moves:
-                # A second tap on a card (its keyboard not yet updated): the card, not the turn, is why.
-                raise Refusal("alert.already_played") from None
+            moves = c.deal.moves if c.deal is not None else []
+            # A second tap (its keyboard not yet updated) is a harmless repeat: a toast, not an
+            # alert to dismiss. For a card, the card (not the turn) is why.
+            if isinstance(action, Play) and (seat, action) in moves:
+                raise Notice("alert.already_played") from None
+            own = [a for s, a in moves if s == seat]
+            if own and own[-1] == action:
+                raise Notice("alert.already_done") from None
             raise refusal_of(e) from None
         if table.match is not None:
             table.match.picking = None  # a choice in progress ends with any move

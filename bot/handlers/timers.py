@@ -36,6 +36,7 @@ from bot.handlers.bots import decide
 from bot.handlers.codec import Back
 from bot.handlers.core import Core, Settings, TableKey
 from bot.handlers.game import Progress
+from bot.handlers.leftovers import Leftover, Leftovers
 from bot.handlers.lobby_view import default_level, expired_content
 from bot.handlers.outbox import Content
 from bot.handlers.presenter import Presenter
@@ -177,6 +178,8 @@ class Timers:
         self._tasks: set[asyncio.Task[None]] = set()
         #: The timers this process fired lately (tests and logs look at it).
         self.fired: deque[str] = deque(maxlen=1000)
+        #: Reminders and "I'm back" keyboards to tidy once moot (bot/handlers/leftovers.py).
+        self.leftovers = Leftovers(core.outbox)
 
     # ----- arming ------------------------------------------------------------------------------
 
@@ -230,7 +233,9 @@ class Timers:
             await self.core.storage.add_timers(plan.due, unless=plan.unless, drop=plan.drop)
 
     def show(self, snap: Snapshot) -> None:
-        """A table changed: arm its timers, unless its save did."""
+        """A table changed: arm its timers, unless its save did; tidy reminders and keyboards now moot."""
+        turn = turn_of(snap)
+        self.leftovers.tidy(snap.table, (turn.deal_seq, turn.moves, turn.seat) if turn is not None else None)
         if not snap.armed:
             self.arm_soon(snap)
 
@@ -351,7 +356,11 @@ class Timers:
             return
         tr = await self.presenter.user_tr(person)
         text = tr("timer.reminder", chat=escape(table.chat_title), seconds=math.ceil(seconds / 2))
-        await core.outbox.send(person.user_id, Content(text))
+        sent = await core.outbox.send(person.user_id, Content(text))
+        if sent.message_id is not None:  # deleted once the decision is taken or the game ends
+            turn = (timer.deal_seq, timer.moves, timer.seat)
+            item = Leftover(table.table_id, timer.seat, person.user_id, sent.message_id, turn=turn)
+            self.leftovers.add(timer.key, item)
 
     async def _timeout(self, timer: TimerId) -> None:
         core = self.core
@@ -423,12 +432,26 @@ class Timers:
         markup = InlineKeyboardMarkup(
             [[InlineKeyboardButton(group("timer.back_button"), callback_data=data)]]
         )
-        await core.outbox.send(table.chat_id, Content(text, markup), thread_id=table.thread_id)
+        key = (table.chat_id, table.thread_id)
+        # Each "I'm back" keyboard goes once the person is back (by its button, the other one, or a
+        # move of their own), or when the game ends.
+        sent = await core.outbox.send(table.chat_id, Content(text, markup), thread_id=table.thread_id)
+        if sent.message_id is not None:
+            back = Content(group("timer.back", name=name))
+            item = Leftover(
+                table.table_id, seat, table.chat_id, sent.message_id, back=back, ended=Content(text)
+            )
+            self.leftovers.add(key, item)
         own = await self.presenter.user_tr(person)
         dm = InlineKeyboardMarkup([[InlineKeyboardButton(own("timer.back_button"), callback_data=data)]])
-        await core.outbox.send(
-            person.user_id, Content(own("timer.away_dm", chat=escape(table.chat_title)), dm)
-        )
+        text = own("timer.away_dm", chat=escape(table.chat_title))
+        sent = await core.outbox.send(person.user_id, Content(text, dm))
+        if sent.message_id is not None:
+            back = Content(own("timer.back", name=escape(person.name)))
+            item = Leftover(
+                table.table_id, seat, person.user_id, sent.message_id, back=back, ended=Content(text)
+            )
+            self.leftovers.add(key, item)
 
     async def _expire_lobby(self, timer: TimerId) -> None:
         core, presenter = self.core, self.presenter
@@ -450,6 +473,7 @@ class Timers:
         if not await self._idle_for(table, timer, core.settings.table_ttl, archive=True):
             return
         presenter.forget(table)
+        self.leftovers.forget(table)
         tr = await presenter.group_tr(table.chat_id)
         if table.table_message_id is not None:
             core.outbox.edit(table.chat_id, table.table_message_id, Content(tr("timer.table_expired")))

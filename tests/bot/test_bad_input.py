@@ -176,12 +176,13 @@ async def test_a_second_tap_on_a_card_just_played(app: object, driver: Driver, s
         assert not first.show_alert, first.answer_text
         inject(hand, data, label)  # the keyboard as it was before its edit arrived
         again = await anya.tap(hand, label)
-        assert again.show_alert
         if again.answer_text == "Это карты прошлой раздачи.":
+            assert again.show_alert
             # The bots' cards ended the deal at once (a caught ♣Q ends it mid-trick): the stale tap met
             # the next deal, and says so. Try again at a later card.
             continue
-        assert again.answer_text == "Эта карта уже сыграна."
+        # A harmless repeat: told with a toast, not a modal alert.
+        assert again.answer_text == "Эта карта уже сыграна." and not again.show_alert
         break
     else:  # pragma: no cover - a caught queen right after her card five times running
         raise AssertionError("every try met a deal that had just ended")

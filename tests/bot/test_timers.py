@@ -140,6 +140,33 @@ async def test_a_reminder_at_half_time_then_the_bot_plays_and_the_group_is_told(
     assert move["seat"] == 0, "the bot decided for the absent seat"
     table = await table_of(svc, group)
     assert table is not None and table.timeouts == {0: 1} and table.away == []
+    await anya.dm.wait_deleted(reminder)  # the decision is taken: the reminder is gone
+
+
+async def test_the_reminder_is_deleted_once_the_person_decides(
+    app: object, driver: Driver, svc: Services, clock: FakeClock
+) -> None:
+    anya, group = await one_human_game(driver)
+    await armed(svc, group, "timeout")
+    clock.advance(31)
+    reminder = await anya.dm.wait_bot_message(lambda m: "осталось 30 с" in m.content)
+    hand = next(m for m in reversed(anya.dm.bot_messages) if m.buttons)  # her hand, before the reminder
+    for _, button, data in buttons(svc, hand):  # her cards in order, until one is legal
+        if button.payload.startswith("A") and not (await anya.tap(hand, data=data)).show_alert:
+            break
+    await anya.dm.wait_deleted(reminder)
+
+
+async def test_the_reminder_is_deleted_when_the_game_is_stopped(
+    app: object, driver: Driver, svc: Services, clock: FakeClock
+) -> None:
+    anya, group = await one_human_game(driver)
+    await armed(svc, group, "timeout")
+    clock.advance(31)
+    reminder = await anya.dm.wait_bot_message(lambda m: "осталось 30 с" in m.content)
+    await anya.send(group, "/stop")
+    await group.wait_text("Игра остановлена")
+    await anya.dm.wait_deleted(reminder)
 
 
 async def test_two_timeouts_in_a_row_make_the_seat_away_until_im_back(
@@ -175,6 +202,8 @@ async def test_two_timeouts_in_a_row_make_the_seat_away_until_im_back(
     back = await table_of(svc, group)
     assert back is not None and back.away == [] and back.timeouts == {}
     await anya.dm.wait_until(dm, lambda m: "снова в игре" in m.content and m.buttons == [])
+    # The group's "I'm back" keyboard goes too: she is back.
+    await group.wait_until(notice, lambda m: "снова в игре" in m.content and m.buttons == [])
     # Her decisions are hers again: the next one waits for her, with a turn timer.
     await armed(svc, group, "timeout", after=away_turn)
 
