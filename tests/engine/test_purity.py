@@ -10,7 +10,7 @@ ENGINE = Path(__file__).resolve().parents[2] / "bot" / "engine"
 CLI = {"replay.py", "bench.py", "arena.py"}
 #: Bot modules that may read a clock: anytime search stops at a time budget (``time.perf_counter``),
 #: which changes how long a bot thinks, never what the rules allow. Only ``time``, only these files.
-CLOCK = {"ai/search.py"}
+CLOCK = {"ai/search.py", "ai/preplay.py"}
 FORBIDDEN = {
     "asyncio",
     "socket",
