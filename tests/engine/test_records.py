@@ -22,12 +22,17 @@ ROOT = Path(__file__).resolve().parents[2]
 # The trump orders exactly as RULES.md prints them, for an independent check of every trick.
 PERMANENT = {"classic": "6C QC QS QH QD JC JS JH JD", "flip": "7C QC QS QH QD JC JS JH JD"}
 DRAW_LOW_TO_HIGH = "8C 9C KC TC AC JD JH JS JC QD QH QS QC 7C"
+TRICKS_TRUMPS = "6C JC JS JH JD AC TC KC QC 9C 8C 7C"
 PLAIN = "A T K 9 8 7 6"
+#: ``tricks``: the queens but the ♣Q are plain cards, under the king.
+PLAIN_TRICKS = "A T K Q 9 8 7 6"
 
 
 def _trumps(preset: str, trump: str) -> list[str]:
     if preset == "draw":
         return DRAW_LOW_TO_HIGH.split()[::-1]
+    if preset == "tricks":
+        return TRICKS_TRUMPS.split()
     top = PERMANENT[preset].split()
     return top + [r + trump for r in PLAIN.split() if r + trump not in top and (preset != "flip" or r != "6")]
 
@@ -39,7 +44,8 @@ def _naive_winner(plays: list[list[Any]], preset: str, trump: str, open_seat: in
     if trumps:
         return min(trumps)[1]
     led = plays[0][1][1]
-    return min((PLAIN.split().index(c[0]), s) for s, c in plays if c[1] == led and s != open_seat)[1]
+    plain = (PLAIN_TRICKS if preset == "tricks" else PLAIN).split()
+    return min((plain.index(c[0]), s) for s, c in plays if c[1] == led and s != open_seat)[1]
 
 
 def _open_seats(record: dict[str, Any]) -> list[int | None]:
@@ -99,9 +105,10 @@ def test_golden_records_cover_the_required_events() -> None:
     assert {"exchange", "exchange_refused", "brag_mirror"} <= events["classic"]
     assert {"queen_caught", "swap", "deal_passes", "eggs", "doubled"} <= events["flip"]
     assert {"queen_caught", "last_card_swap"} <= events["draw"]
+    assert {"under_five", "two_or_fewer", "no_tricks", "all_tricks"} <= events["tricks"]
 
 
-@pytest.mark.parametrize("preset", ["classic", "flip", "draw"])
+@pytest.mark.parametrize("preset", ["classic", "flip", "draw", "tricks"])
 def test_every_finished_deal_produces_a_replayable_record(preset: str) -> None:
     for seed in range(30):
         rng = random.Random(seed)
