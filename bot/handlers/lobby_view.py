@@ -50,6 +50,7 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
     if table.lobby_view == "rules":
         lines.append("")
         lines.append(tr("lobby.rules_hint"))
+        lines.append(tr(f"lobby.about.{rules.preset}"))  # the chosen preset in a line
         rows.append(
             [
                 _button(codec, table, ("✓ " if p == rules.preset else "") + tr(f"preset.{p}"), f"P{i}")
