@@ -1,4 +1,4 @@
-"""Fuzz the bot players over whole matches: ``python -m tests.ai.fuzz SECONDS [FIRST_SEED]``.
+"""Fuzz the bot players over whole matches: ``python -m tests.ai.fuzz SECONDS [FIRST_SEED] [PRESET]``.
 
 Each seed picks a rule set (every one of ``tests/engine/test_properties.py`` and a few more option
 mixes) and four players from ``easy``, ``random``, ``greedy`` and the tiny search levels, and plays up to
@@ -6,8 +6,9 @@ mixes) and four players from ``easy``, ``random``, ``greedy`` and the tiny searc
 (:func:`bot.engine.ai.sample.knowledge`) admits the true hands — except on flip after a partner
 returned a trump for a swap, which the knowledge reads, as a strong player returns, as a plain card —
 and that every decision is legal. Prints each failing seed with its traceback, then the totals; exits
-1 on any failure. Not part of ``make test`` (it runs for as long as it is given); the property tests
-cover the same ground on fixed seeds."""
+1 on any failure. With ``PRESET`` only the seeds whose rule set is of that preset are played. Not part
+of ``make test`` (it runs for as long as it is given); the property tests cover the same ground on
+fixed seeds."""
 
 from __future__ import annotations
 
@@ -86,8 +87,12 @@ def play_seed(seed: int) -> int:
 def main(argv: list[str]) -> int:
     deadline = time.monotonic() + float(argv[0])
     seed = first = int(argv[1]) if len(argv) > 1 else 1
+    only = argv[2] if len(argv) > 2 else None
     deals = fails = 0
     while time.monotonic() < deadline:
+        if only is not None and ALL_RULES[seed % len(ALL_RULES)].preset != only:
+            seed += 1
+            continue
         try:
             deals += play_seed(seed)
         except Exception:  # every failure is reported with its seed
