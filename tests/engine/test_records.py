@@ -185,7 +185,7 @@ def test_bench_cli_prints_one_json_line_per_preset() -> None:
         check=True,
     )
     lines = [json.loads(line) for line in out.stdout.splitlines()]
-    assert [line["preset"] for line in lines] == ["classic", "classic_brag", "flip", "draw"]
+    assert [line["preset"] for line in lines] == ["classic", "classic_brag", "flip", "draw", "tricks"]
     assert all(line["deals_per_s"] > 0 and line["api_deals_per_s"] > 0 for line in lines)
 
 
