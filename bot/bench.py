@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import build_application, codec_for, services_of
-from bot.handlers.codec import BadData, Codec
+from bot.handlers.codec import Act, BadData, Codec, kind_of
 from bot.handlers.i18n import DEFAULT_LANG, Tr
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Settings
@@ -60,7 +60,7 @@ def _is_act(codec: Codec, data: str) -> bool:
     known = _ACTS.get(data)
     if known is None:
         try:
-            known = codec.unpack(data).payload.startswith("A")
+            known = kind_of(codec.unpack(data).payload) is Act
         except BadData:
             known = False
         _ACTS[data] = known
@@ -276,7 +276,7 @@ async def serve_bot(
     storage = RedisStorage.from_url(redis_url, prefix=prefix)
     # Telegram's per-group and per-DM pacing as in production; the global 30/s cap is left out, since
     # 100 tables of four players quicker than any person would queue on it.
-    settings = Settings(bot_delay=0.0, limits=Limits(global_interval=0.0))
+    settings = Settings(bot_delay=0.0, limits=Limits(global_interval=0.0), timings_kept=10**7)
     app = build_application(
         os.environ["KOZEL_BENCH_TOKEN"], base_url=base_url, base_file_url=base_file_url, storage=storage,
         settings=settings, rate_limiter=False,
@@ -293,7 +293,8 @@ async def serve_bot(
     watch.cancel()
     svc_stats = services_of(app).stats
     Path(stats).write_text(json.dumps({
-        "taps": svc_stats.tap_times, "queued": svc_stats.queued_times, "cpu_s": time.process_time() - cpu,
+        "taps": list(svc_stats.tap_times), "queued": list(svc_stats.queued_times),
+        "cpu_s": time.process_time() - cpu,
         "lags": lags,
     }))  # fmt: skip
     if profiler is not None:

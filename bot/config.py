@@ -28,7 +28,9 @@ class Config(BaseSettings):
     model_config = SettingsConfigDict(case_sensitive=False, extra="ignore")
 
     bot_token: SecretStr | None = Field(None, description="the token from @BotFather; unset: local sandbox")
-    redis_url: str | None = Field(None, description="redis://host:port/db; unset: an embedded Redis")
+    redis_url: str | None = Field(
+        None, description="redis://host:port/db, or redis+cluster://node:port; unset: an embedded Redis"
+    )
     bot_api_base_url: str | None = Field(
         None, description="a self-hosted Bot API server or an emulator, e.g. http://localhost:8081/bot"
     )
@@ -63,8 +65,12 @@ class Config(BaseSettings):
     @field_validator("redis_url")
     @classmethod
     def _redis_scheme(cls, v: str | None) -> str | None:
-        if v and not v.startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError("must start with redis://, rediss:// or unix://")
+        schemes = ("redis://", "rediss://", "unix://", "redis+cluster://", "rediss+cluster://")
+        if v and not v.startswith(schemes):
+            raise ValueError(
+                "must start with redis://, rediss:// or unix:// (one Redis), "
+                "or redis+cluster:// or rediss+cluster:// (any node of a Redis Cluster)"
+            )
         return v or None
 
     @field_validator("bot_api_base_url", "webhook_url")

@@ -37,7 +37,7 @@ import aiohttp
 
 from bot.app import build_application, codec_for
 from bot.engine.invariants import replay_checked
-from bot.handlers.codec import BadData, Codec
+from bot.handlers.codec import Act, BadData, Codec, Tick
 from bot.handlers.hand_view import as_a_person_picks
 from bot.handlers.i18n import DEFAULT_LANG, Tr
 from bot.handlers.outbox import Limits
@@ -253,12 +253,12 @@ def _decisions(codec: Codec, user: SimUser) -> tuple[StoredMessage, list[str]] |
     found = []
     for label, data in _buttons(hands[-1]):
         try:
-            payload = codec.unpack(data).payload
+            button, what = codec.read(data)
         except BadData:
             continue
         # A decision, or a card to tick in a choice of several (the exchange's give).
-        if payload.startswith("A") or payload[:1] == "C" != payload:
-            found.append((label, data, payload))
+        if isinstance(what, Act) or (isinstance(what, Tick) and what.card is not None):
+            found.append((label, data, button.payload))
     out = [data for _, data in as_a_person_picks(found)]
     return (hands[-1], out) if out else None
 

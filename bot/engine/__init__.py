@@ -16,6 +16,7 @@ from bot.engine.actions import (
     Swap,
     SwapReturn,
 )
+from bot.engine.brag import CUT_NAMES, cut_points
 from bot.engine.cards import ALL_CARDS, Card, Rank, Suit, card, cards, deck_for
 from bot.engine.deal import N_SEATS, PAIR_OF, PARTNER_OF, Deal, DealResult, Phase, Trick
 from bot.engine.errors import IllegalMoveError, KozelError, RecordError, RulesError
@@ -27,6 +28,7 @@ from bot.engine.view import SeatView, view_for
 
 __all__ = [
     "ALL_CARDS",
+    "CUT_NAMES",
     "GOAT",
     "GOAT_WITH_DRIVERS",
     "N_SEATS",
@@ -62,6 +64,7 @@ __all__ = [
     "TrumpMode",
     "card",
     "cards",
+    "cut_points",
     "deal_result",
     "deck_for",
     "match_result",

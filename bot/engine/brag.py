@@ -28,7 +28,7 @@ class BragState:
     bragger: int
     #: Seats still to lay, in order (the bragger first, the dealer last).
     turns: list[int]
-    #: The cards not yet handed out, top first (for the mirror: in the order they are turned).
+    #: The cards not yet handed out, top first.
     stock: list[Card]
     #: Per seat, every card received in this deal, in the order received (for the excess rule).
     received: list[list[Card]] = field(default_factory=lambda: [[] for _ in range(N_SEATS)])
@@ -44,6 +44,9 @@ class BragState:
     leader: int = -1
     #: The exchange on offer (or being made) by the non-bragging pair.
     exchange: ExchangePlan | None = None
+    #: Per seat, how many trumps he took from the deck in the mirror or fishing (everyone saw how
+    #: many; which ones, he alone).
+    took: list[int] = field(default_factory=lambda: [0] * N_SEATS)
 
     def copy(self) -> BragState:
         """An independent copy."""
@@ -59,7 +62,13 @@ class BragState:
             hand_size=self.hand_size,
             leader=self.leader,
             exchange=self.exchange,
+            took=self.took.copy(),
         )
+
+    @property
+    def turned(self) -> bool:
+        """Whether the brag cards have been turned (the brag tricks are made)."""
+        return self.leader >= 0
 
 
 @dataclass(frozen=True)
@@ -90,18 +99,86 @@ def start(deal: DealCore) -> BragState:
 
 
 def begin(deal: DealCore, st: BragState, kind: BragKind) -> None:
-    """Start the brag of ``kind``: the mirror waits for the cut, the others hand out cards."""
+    """Start the brag of ``kind``: the bragger's turn (the mirror waits for his cut)."""
     st.kind = kind
-    if kind is BragKind.MIRROR:
-        deal.wait_for(Phase.CUT, st.bragger)
-    else:
-        _next_turn(deal, st)
+    _next_turn(deal, st)
+
+
+#: The cut points the bots and the keyboards offer, by name (RULES.md allows any of 1 … n-1).
+CUT_NAMES = ("top", "third", "half", "two_thirds", "bottom")
+
+
+def cut_points(n: int) -> list[tuple[str, int]]:
+    """The handful of cut points offered for a deck of ``n`` cards (n ≥ 2), by name: the top card, a
+    third, half, two thirds, all but the bottom card; a point another name already took is left out."""
+    out: list[tuple[str, int]] = []
+    for name, at in zip(CUT_NAMES, (1, n // 3, n // 2, 2 * n // 3, n - 1), strict=True):
+        if 1 <= at < n and all(at != a for _, a in out):
+            out.append((name, at))
+    return out
 
 
 def cut(deal: DealCore, st: BragState, at: int) -> None:
-    """The mirror's cut: the top ``at`` cards are turned from their bottom, then the rest likewise."""
-    st.stock = st.stock[at - 1 :: -1] + st.stock[: at - 1 : -1]
-    _next_turn(deal, st)
+    """The mirror: the seat to act lifts the top ``at`` cards and looks at them from the bottom card up:
+    trumps go into his hand, the first non-trump is the card he lays; the rest of the packet goes back
+    on top. A packet of trumps only is kept, and he cuts again."""
+    t = deal.tables
+    assert t is not None
+    seat = st.turns[0]
+    stock = st.stock
+    for i in range(at - 1, -1, -1):
+        c = stock[i]
+        if t.is_trump(c):
+            continue
+        taken = stock[i + 1 : at][::-1]
+        st.stock = stock[:i] + stock[at:]
+        _take(deal, st, seat, taken)
+        _receive(deal, st, seat, [c])
+        lay(deal, st, seat, (c,))
+        return
+    _take(deal, st, seat, stock[:at][::-1])
+    del stock[:at]
+    _mirror_turn(deal, st, seat)
+
+
+def _mirror_turn(deal: DealCore, st: BragState, seat: int) -> None:
+    """``seat`` cuts; with one card left he takes it uncut; with none the deal is void."""
+    stock = st.stock
+    if len(stock) >= 2:
+        deal.wait_for(Phase.CUT, seat)
+        return
+    t = deal.tables
+    assert t is not None
+    if stock and not t.is_trump(stock[0]):
+        c = stock.pop()
+        _receive(deal, st, seat, [c])
+        lay(deal, st, seat, (c,))
+        return
+    _take(deal, st, seat, stock)
+    stock.clear()
+    deal.void("redeal", same_dealer=True)
+
+
+def _fish(deal: DealCore, st: BragState, seat: int) -> None:
+    """Fishing: ``seat`` draws from the middle of the deck, keeping trumps, until a non-trump, which he
+    lays; the deck running out first voids the deal."""
+    t = deal.tables
+    assert t is not None
+    stock = st.stock
+    while stock:
+        c = stock.pop(len(stock) // 2)
+        if not t.is_trump(c):
+            _receive(deal, st, seat, [c])
+            lay(deal, st, seat, (c,))
+            return
+        _take(deal, st, seat, [c])
+    deal.void("redeal", same_dealer=True)
+
+
+def _take(deal: DealCore, st: BragState, seat: int, trumps: list[Card]) -> None:
+    """``seat`` takes ``trumps`` from the deck into his hand, seen by him alone (the others count them)."""
+    _receive(deal, st, seat, trumps)
+    st.took[seat] += len(trumps)
 
 
 def apply(deal: DealCore, st: BragState, seat: int, action: Action) -> None:
@@ -126,6 +203,8 @@ def refusal(deal: DealCore, st: BragState, seat: int, action: Action) -> Refusal
     # Checked directly: cheaper than listing every choice, which can run to dozens.
     if isinstance(action, Brag) and phase is Phase.BRAG:
         ok = can_lay(deal, st, seat, action.cards)
+    elif isinstance(action, Cut) and phase is Phase.CUT:
+        ok = 1 <= action.at < len(st.stock)
     elif isinstance(action, ExchangeGive) and phase is Phase.EXCHANGE_GIVE:
         ok = can_give(deal, st, seat, action.cards)
     else:
@@ -259,6 +338,9 @@ def give(deal: DealCore, st: BragState, cs: tuple[Card, ...]) -> None:
         hands[plan.open] |= c.bit
     deal.open_hand(plan.open)
     deal.events.append("exchange")
+    # Four queens made by the exchange void the deal too (seed 000: "это следует помнить при обмене").
+    if deal.redeal_if_four_queens():
+        return
     deal.start_play(st.leader)
 
 
@@ -291,15 +373,11 @@ def _next_turn(deal: DealCore, st: BragState) -> None:
     seat = st.turns[0]
     t = deal.tables
     assert t is not None
-    if st.kind in (BragKind.MIRROR, BragKind.FISHING):
-        while st.stock:
-            c = st.stock.pop(len(st.stock) // 2 if st.kind is BragKind.FISHING else 0)
-            _receive(deal, st, seat, [c])
-            if not t.is_trump(c):
-                lay(deal, st, seat, (c,))
-                return
-            deal.shown[seat] |= c.bit  # turned face up: everyone saw it
-        deal.void("redeal", same_dealer=True)
+    if st.kind is BragKind.MIRROR:
+        _mirror_turn(deal, st, seat)
+        return
+    if st.kind is BragKind.FISHING:
+        _fish(deal, st, seat)
         return
     half = 2 if st.kind is BragKind.BIG_PANTS else 1
     need = 2 if st.double else 1

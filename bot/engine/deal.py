@@ -53,7 +53,6 @@ _PLAYS = tuple(Play(c) for c in ALL_CARDS)
 #: Shared per seat and card: a play as a move, and as a place in a trick (a tap allocates neither).
 _MOVES = tuple(tuple((seat, p) for p in _PLAYS) for seat in range(N_SEATS))
 _PLACED = tuple(tuple((seat, c) for c in ALL_CARDS) for seat in range(N_SEATS))
-_PLAY = Phase.PLAY  # a module constant: looking a member up on the enum class costs more
 
 
 class Holding:
@@ -61,6 +60,9 @@ class Holding:
     kernel's :class:`~bot.engine.play.PlayState` takes over from it at the first lead."""
 
     __slots__ = ("drawn", "hands", "pts", "stock", "won")
+    #: As in the kernel: nobody is to play and no card may be played (so a play is refused at once).
+    seat = -1
+    mask = 0
 
     def __init__(self) -> None:
         self.hands = [0] * N_SEATS
@@ -332,10 +334,8 @@ class Deal:
 
     def legal_mask(self, seat: int) -> int:
         """Bit mask of the cards ``seat`` may play now (0 when it is not his turn to play)."""
-        st: PlayState = self._cards  # type: ignore[assignment]  # a PlayState in the play phase
-        if self.phase is not _PLAY or seat != st.seat:
-            return 0
-        return st.mask
+        st = self._cards  # before play, a Holding: no seat to play, no card
+        return st.mask if seat == st.seat else 0
 
     def legal_plays(self, seat: int) -> list[Card]:
         """The cards ``seat`` may play now, in display order."""
@@ -344,9 +344,10 @@ class Deal:
 
     def play(self, seat: int, c: Card) -> None:
         """Play ``c`` from ``seat``'s hand; raises :class:`IllegalMoveError` saying why it is not allowed."""
-        st: PlayState = self._cards  # type: ignore[assignment]  # a PlayState in the play phase
+        st: PlayState = self._cards  # type: ignore[assignment]  # checked: a Holding has no seat to play
         cid = c.id
-        if self.phase is not _PLAY or seat != st.seat or not st.mask >> cid & 1:
+        # Before play a Holding, and once over the kernel, has mask 0: every play is refused here.
+        if seat != st.seat or not st.mask >> cid & 1:
             raise self._why_not_play(seat, c)
         self.moves.append(_MOVES[seat][cid])
         trick = st.trick
@@ -451,8 +452,10 @@ class Deal:
                 f"{who}: a trump may not be led while he holds a plain card", Reason.TRUMP_LEAD
             )
         if st.hands[seat] & st.s.suit_masks[st.led_eff]:
-            suit = "trumps" if st.led_eff == TRUMP else SUITS[st.led_eff - 1].name.lower()
-            return IllegalMoveError(f"{who}: he must follow {suit}", Reason.MUST_FOLLOW)
+            if st.led_eff == TRUMP:
+                return IllegalMoveError(f"{who}: a trump was led, he must play one", Reason.MUST_FOLLOW_TRUMP)
+            suit = SUITS[st.led_eff - 1]
+            return IllegalMoveError(f"{who}: he must follow {suit.name.lower()}", Reason.MUST_FOLLOW, suit)
         return IllegalMoveError(f"{who}: void in the led suit, he must play a trump", Reason.MUST_TRUMP)
 
     def apply(self, seat: int, action: Action) -> None:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.engine.cards import Suit
 
 
 class KozelError(ValueError):
@@ -24,8 +28,10 @@ class Reason(StrEnum):
     FIRST_LEAD = "first_lead"
     #: A trump may not be led while the seat holds a plain card.
     TRUMP_LEAD = "trump_lead"
-    #: The seat holds the led suit and must follow it.
+    #: The seat holds the led plain suit and must follow it (the error's ``suit`` names it).
     MUST_FOLLOW = "must_follow"
+    #: A trump was led (trumps are one suit) and the seat holds a trump: he must play one.
+    MUST_FOLLOW_TRUMP = "must_follow_trump"
     #: Void in the led suit, the seat must play a trump.
     MUST_TRUMP = "must_trump"
     #: Declaring trump "by the last card" is not allowed in this deal.
@@ -35,15 +41,17 @@ class Reason(StrEnum):
 
 
 class IllegalMoveError(KozelError):
-    """A move that the rules do not allow in this position; ``reason`` says why, for programs."""
+    """A move that the rules do not allow in this position; ``reason`` says why, for programs, and
+    ``suit`` the suit that must be followed (:attr:`Reason.MUST_FOLLOW`)."""
 
-    def __init__(self, message: str, reason: Reason = Reason.NOT_ALLOWED) -> None:
+    def __init__(self, message: str, reason: Reason = Reason.NOT_ALLOWED, suit: Suit | None = None) -> None:
         super().__init__(message)
         self.reason = reason
+        self.suit = suit
 
-    def __reduce__(self) -> tuple[type[IllegalMoveError], tuple[str, Reason]]:
+    def __reduce__(self) -> tuple[type[IllegalMoveError], tuple[str, Reason, Suit | None]]:
         # Keeps the reason across processes (pickle rebuilds an exception from its args alone).
-        return (type(self), (str(self), self.reason))
+        return (type(self), (str(self), self.reason, self.suit))
 
 
 class RulesError(KozelError):

@@ -6,8 +6,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bot.engine.cards import Card
+from bot.engine.cards import Card, deck_mask
 from bot.engine.deal import N_SEATS, Deal, DealResult
+from bot.engine.eggs import EggDraw, draw_egg_cards
 from bot.engine.errors import KozelError
 from bot.engine.rules import ClassicOptions, FlipOptions, Rules, TrumpMode
 from bot.engine.scoring import ALL_TRICKS
@@ -30,6 +31,9 @@ class Match:
     results: list[DealResult] = field(default_factory=list)
     loser: int | None = None
     title: str | None = None
+    #: The cards the losing pair drew for the eggs once the match was over: two per egg, the diameter
+    #: first (:mod:`bot.engine.eggs`); empty until drawn.
+    egg_cards: tuple[Card, ...] = ()
 
     def __post_init__(self) -> None:
         if self.dealer not in range(N_SEATS):
@@ -88,6 +92,36 @@ class Match:
             assert result.loser is not None
             self.loser = result.loser
             self.title = self._title(self.penalty[result.loser])
+
+    @property
+    def eggs_to_draw(self) -> int:
+        """How many eggs the losing pair draws: every egg of the match once it is over, else none."""
+        return self.eggs if self.over else 0
+
+    def draw_eggs(self, rng: random.Random) -> EggDraw | None:
+        """The losing pair draws its eggs with ``rng`` (once: a later call keeps the cards drawn); the
+        draw, or ``None`` when there is nothing to draw."""
+        if self.eggs_to_draw and not self.egg_cards:
+            self.egg_cards = draw_egg_cards(self.rules.deck_size, self.eggs_to_draw, rng)
+        return self.egg_draw
+
+    def set_egg_cards(self, cards: Sequence[Card]) -> None:
+        """The eggs as drawn before (a record's, a stored match's); refused unless they fit the match."""
+        need = 2 * self.eggs_to_draw
+        if len(cards) != need:
+            raise KozelError(
+                f"{len(cards)} egg cards given, but the match has {need} to draw"
+                " (two per egg, once it is over)"
+            )
+        foreign = [c.code for c in cards if not c.bit & deck_mask(self.rules.deck_size)]
+        if foreign:
+            raise KozelError(f"egg cards not in the {self.rules.deck_size}-card deck: {' '.join(foreign)}")
+        self.egg_cards = tuple(cards)
+
+    @property
+    def egg_draw(self) -> EggDraw | None:
+        """The eggs drawn, in pairs with their sums; ``None`` before they are drawn."""
+        return EggDraw.of(self.egg_cards) if self.egg_cards else None
 
     def _next_dealer(self, result: DealResult) -> int:
         opts = self.rules.options

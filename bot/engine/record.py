@@ -40,6 +40,8 @@ class MatchRecord(BaseModel):
 
     rules: dict[str, Any]
     deals: list[DealRecord]
+    #: The cards the losing pair drew for the eggs at the end (two per egg, the diameter first).
+    egg_cards: list[str] | None = None
 
 
 def is_match_record(data: Any) -> bool:
@@ -127,13 +129,21 @@ def match_result(data: Any) -> dict[str, Any]:
                 "totals": list(match.penalty),
             }
         )
-    return {
+    out: dict[str, Any] = {
         "deals": deals,
         "penalty": list(match.penalty),
         "eggs": match.eggs,
         "loser": match.loser,
         "title": match.title,
     }
+    if rec.egg_cards is not None:
+        try:
+            match.set_egg_cards([Card.parse(code) for code in rec.egg_cards])
+        except KozelError as e:
+            raise RecordError(f"egg_cards: {e}") from None
+        draw = match.egg_draw
+        out["egg_draw"] = draw.to_json() if draw is not None else None
+    return out
 
 
 def result_of(data: Any) -> dict[str, Any]:

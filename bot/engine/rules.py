@@ -77,8 +77,11 @@ class ClassicOptions(_Threshold):
 class FlipOptions(_Threshold):
     """Options of the trump-turned-up form (RULES.md §3)."""
 
+    deck: Literal[32, 36] = Field(32, description="36: the sixes join, ♣6 is the шмон, 9 cards each")
     trump_mode: TrumpMode = TrumpMode.TURN_UP
-    pass_on_bad_turn: bool = Field(False, description="♣7, ♣Q or three other queens/jacks turned up: pass")
+    pass_on_bad_turn: bool = Field(
+        False, description="the шмон (♣7; ♣6 with 36 cards), ♣Q or three other queens/jacks turned up: pass"
+    )
     eggs_double: bool = Field(True, description="after 60-60 the next deal's penalty counts double")
     must_trump_when_void: bool = True
     cherpak_max: Literal[29, 30] = 29
@@ -159,7 +162,7 @@ class Rules(BaseModel):
         """How many cards are dealt."""
         if self.preset == "tricks":
             return 36
-        return self.options.deck if isinstance(self.options, ClassicOptions) else 32
+        return self.options.deck if isinstance(self.options, ClassicOptions | FlipOptions) else 32
 
     @property
     def hand_size(self) -> int:

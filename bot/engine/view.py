@@ -35,15 +35,19 @@ class SeatView:
     tricks: tuple[Trick, ...]
     points: tuple[int, int]
     tricks_won: tuple[int, int]
+    #: Cards left in the deck: draw's stock, or classic's deck during the brag.
     stock_size: int
     events: tuple[str, ...]
     pair_of: tuple[int, ...]
     multiplier: int
     #: Classic's brag: the kind, and the cards laid so far (the bragger's stay ``None`` to the others
-    #: until the brag card is turned).
+    #: until the brag card is turned, in every kind).
     brag_kind: BragKind | None = None
     bragger: int | None = None
     brag_laid: tuple[tuple[int, tuple[Card | None, ...]], ...] = ()
+    #: Per seat, how many trumps he took from the deck in the mirror or fishing: everyone counted
+    #: them, only he saw them (they are in his ``hand``, in nobody's ``seen``).
+    brag_took: tuple[int, ...] = ()
     #: The open hand after an exchange (its cards are in ``seen``).
     open_seat: int | None = None
     #: During the exchange talk: the partner's trump and non-trump counts, all the partners may tell.
@@ -67,13 +71,18 @@ class SeatView:
         return tuple(c for t in self.tricks for _, c in t.plays) + tuple(c for _, c in self.trick)
 
     def unseen(self) -> tuple[Card, ...]:
-        """Cards whose place this seat does not know: not in his hand, not played, not seen elsewhere."""
+        """Cards whose place this seat does not know: not in his hand, not played, not seen elsewhere
+        (in a hand, or laid face up in the brag)."""
         m = deck_mask(self.rules.deck_size)
         for c in (*self.hand, *self.played()):
             m &= ~c.bit
         for cs in self.seen:
             for c in cs:
                 m &= ~c.bit
+        for _, laid in self.brag_laid:
+            for face_up in laid:
+                if face_up is not None:
+                    m &= ~face_up.bit
         return tuple(cards_of(m))
 
 
@@ -85,7 +94,7 @@ def view_for(deal: Deal, seat: int) -> SeatView:
     brag = deal.brag
     laid: tuple[tuple[int, tuple[Card | None, ...]], ...] = ()
     if brag is not None:
-        hidden = deal.phase in _BRAG_PHASES and brag.kind not in _OPEN_KINDS
+        hidden = not brag.turned
         laid = tuple(
             (s, tuple(None for _ in cs) if hidden and s == brag.bragger and s != seat else cs)
             for s, cs in brag.laid
@@ -119,19 +128,15 @@ def view_for(deal: Deal, seat: int) -> SeatView:
         tricks=tuple(deal.tricks),
         points=(deal.points[0], deal.points[1]),
         tricks_won=(deal.tricks_won[0], deal.tricks_won[1]),
-        stock_size=len(deal.stock),
+        stock_size=len(deal.stock) + (len(brag.stock) if brag is not None else 0),
         events=tuple(deal.events),
         pair_of=deal.pair_of,
         multiplier=multiplier_for(deal.rules, deal.eggs_before),
         brag_kind=brag.kind if brag is not None else None,
         bragger=brag.bragger if brag is not None else None,
         brag_laid=laid,
+        brag_took=tuple(brag.took) if brag is not None else (),
         open_seat=deal.open_seat,
         partner_counts=counts,
         swaps=tuple(deal.swaps.log),
     )
-
-
-_BRAG_PHASES = frozenset((Phase.BRAG_KIND, Phase.CUT, Phase.BRAG))
-#: In the mirror and fishing every brag card is turned face up as it is found.
-_OPEN_KINDS = frozenset((BragKind.MIRROR, BragKind.FISHING))

@@ -20,7 +20,8 @@ from telegram.ext import (
 
 from bot import logs
 from bot.handlers import commands, faults, lobby, play, settings_menu
-from bot.handlers.services import mark_taken
+from bot.handlers.common import services
+from bot.handlers.core import mark_taken
 from bot.polling import SOLE_CONSUMER
 
 _LOG = logging.getLogger(__name__)
@@ -73,6 +74,11 @@ def register(application: AnyApplication) -> None:
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, faults.on_migrate))
     application.add_handler(ChatMemberHandler(faults.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     application.add_error_handler(faults.on_error)
+
+
+async def tick(context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The periodic JobQueue job: fire the timers that are due (bot/handlers/timers.py)."""
+    await services(context).timers.tick()
 
 
 async def _bind_log_context(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

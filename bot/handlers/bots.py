@@ -1,4 +1,9 @@
-"""Bot players at a table: wait a moment, think off the event loop, play through the path a tap takes."""
+"""Bot players at a table: wait a moment, think off the event loop, play through the table use case.
+
+:func:`decide` is the one place a bot player's decision is taken (for a bot seat here, and for an
+absent person at a timeout in :mod:`bot.handlers.timers`): off the event loop, falling back to the
+random player if the level fails or chooses an illegal action.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,16 @@ import asyncio
 import logging
 import random
 from collections.abc import Coroutine
+from concurrent.futures import Executor
 from typing import Any
 
-from bot.engine import Action, KozelError, view_for
+from bot.engine import Action, KozelError, SeatView, view_for
 from bot.engine.ai import Player, make_player
-from bot.handlers import game
+from bot.handlers.core import Core, TableKey, key_of
 from bot.handlers.game import Progress
 from bot.handlers.lobby_view import lobby_content
-from bot.handlers.presenter import key_of
-from bot.handlers.services import Services, TableKey
+from bot.handlers.presenter import Presenter
+from bot.handlers.usecase import Change, Snapshot, Tables
 from bot.storage import Table
 
 _LOG = logging.getLogger(__name__)
@@ -28,37 +34,66 @@ def player_for(level: str | None) -> Player:
         return make_player("random")
 
 
-def bot_to_act(table: Table) -> int | None:
+async def decide(level: str | None, view: SeatView, rng: random.Random, executor: Executor | None) -> Action:
+    """The decision of the bot player of ``level`` for ``view``, thought off the event loop.
+
+    A player must never stall a table: one that fails, or chooses an action ``view.legal`` does not
+    hold, is replaced by the random player for this decision, and reported.
+    """
+    player = player_for(level)
+    try:
+        action = await asyncio.get_running_loop().run_in_executor(executor, player.decide, view, rng)
+    except Exception:
+        _LOG.exception("bot player %s failed; playing at random instead", level)
+        return player_for("random").decide(view, rng)
+    if action not in view.legal:
+        _LOG.error("bot player %s chose an illegal %r; playing at random", level, action)
+        action = player_for("random").decide(view, rng)
+    return action
+
+
+def bot_to_act(shown: Snapshot | Table) -> int | None:
     """The bot seat the deal waits for, if it waits for a bot."""
-    if table.status != "playing":
+    snap = shown if isinstance(shown, Snapshot) else Snapshot(shown)
+    seat = snap.to_act()
+    if seat is None:
         return None
-    deal = game.deal_of(table)
-    if deal is None or deal.to_act is None:
-        return None
-    seat = table.seats[deal.to_act]
-    return deal.to_act if seat is not None and seat.is_bot else None
+    person = snap.table.seats[seat]
+    return seat if person is not None and person.is_bot else None
 
 
 class BotDriver:
     """Runs one task per table while the deal waits for a bot player."""
 
-    def __init__(self, svc: Services) -> None:
-        self.svc = svc
+    def __init__(self, core: Core, tables: Tables, presenter: Presenter) -> None:
+        self.core = core
+        self.tables = tables
+        self.presenter = presenter
         self._tasks: dict[TableKey, asyncio.Task[None]] = {}
+        #: The newest state of each table this driver was shown (what its bots decide on).
+        self._latest: dict[TableKey, Snapshot] = {}
         #: Tables kicked while their task was still running: it must look again before it ends.
         self._kicked: set[TableKey] = set()
         #: Lobbies being posted after a restart (see :meth:`post_lobby`).
         self._others: set[asyncio.Task[None]] = set()
 
-    def kick(self, table: Table) -> None:
-        """Make sure a bot whose turn it is will act."""
-        if bot_to_act(table) is None:
+    def show(self, snap: Snapshot) -> None:
+        """A table changed: make sure a bot whose turn it is will act (on this state or a newer one)."""
+        if bot_to_act(snap) is None:
             return
-        key = key_of(table)
+        key = snap.key
+        self._see(snap)
         self._kicked.add(key)
         task = self._tasks.get(key)
         if task is None or task.done():
             self._tasks[key] = asyncio.create_task(self._drive(key), name=f"bots {key}")
+
+    def _see(self, snap: Snapshot) -> None:
+        """Keep ``snap`` as the table's newest state, unless a newer one of the same table is kept."""
+        known = self._latest.get(snap.key)
+        t = snap.table
+        if known is None or known.table.table_id != t.table_id or known.table.version <= t.version:
+            self._latest[snap.key] = snap
 
     async def resume(self) -> int:
         """After a restart: show every game again, let the bots whose turn it is play on.
@@ -72,14 +107,15 @@ class BotDriver:
         lobby stored by ``/newgame`` whose message never went out is posted (see :meth:`post_lobby`).
         """
         waiting = 0
-        async for table in self.svc.storage.tables():
+        async for table in self.core.storage.tables():
+            snap = self.tables.snapshot(table)
             if table.status == "playing" or table.pending_summaries:
-                self.svc.presenter.show(table)
+                self.presenter.show(snap)
             elif table.status == "lobby" and table.lobby_message_id is None:
                 self._spawn(self.post_lobby(table), f"lobby {key_of(table)}")
-            if bot_to_act(table) is not None:
+            if bot_to_act(snap) is not None:
                 waiting += 1
-                self.kick(table)
+                self.show(snap)
         return waiting
 
     async def post_lobby(self, table: Table) -> None:
@@ -88,18 +124,18 @@ class BotDriver:
         A lobby younger than the update lease may still be on its way from a live process handling
         that ``/newgame``: it is looked at again once the lease is over.
         """
-        svc = self.svc
+        core = self.core
         key = key_of(table)
         try:
-            wait = table.created_at + svc.settings.update_lease - svc.settings.clock()
+            wait = table.created_at + core.settings.update_lease - core.settings.clock()
             if wait > 0:
                 await asyncio.sleep(wait)
-                table = await svc.storage.load_table(*key) or table
+                table = await core.storage.load_table(*key) or table
             if table.status != "lobby" or table.lobby_message_id is not None:
                 return
-            tr = await svc.presenter.group_tr(table.chat_id)
-            sent = await svc.outbox.send(
-                table.chat_id, lobby_content(tr, svc.codec, table), thread_id=table.thread_id
+            tr = await self.presenter.group_tr(table.chat_id)
+            sent = await core.outbox.send(
+                table.chat_id, lobby_content(tr, core.codec, table), thread_id=table.thread_id
             )
             if sent.message_id is None:
                 return  # the lobby expires with its timer
@@ -109,9 +145,9 @@ class BotDriver:
                 if stored is not None and stored.table_id == table_id and stored.lobby_message_id is None:
                     stored.lobby_message_id = message_id
 
-            stored, _ = await svc.transact(key, remember)
+            stored, _ = await self.tables.run(key, lambda c: remember(c.table))
             if stored is not None:
-                svc.presenter.show(stored)  # taps made while the message was on its way
+                self.presenter.show(stored)  # taps made while the message was on its way
         except Exception as e:
             _LOG.warning("could not post the lobby of table %s: %s", key, e)
 
@@ -136,71 +172,55 @@ class BotDriver:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _drive(self, key: TableKey) -> None:
-        svc = self.svc
+        core = self.core
         while True:
             self._kicked.discard(key)
             # Bots wait until the table is on screen, so people see the deal before it is played.
-            await svc.presenter.idle(key)
-            try:
-                table = await svc.storage.load_table(*key)
-            except Exception as e:
-                # Redis is down: this task must outlive the outage, or the table would wait forever.
-                _LOG.warning("bot players at table %s wait for storage: %s", key, e)
-                self._kicked.add(key)
-                await asyncio.sleep(1.0)
-                continue
-            if table is None or (seat := bot_to_act(table)) is None:
-                # A kick that came while we were loading may have found this task still running;
+            await self.presenter.idle(key)
+            snap = self._latest.get(key)
+            seat = bot_to_act(snap) if snap is not None else None
+            if snap is None or seat is None:
+                # A kick that came while we were rendering may have found this task still running;
                 # without this second look that bot would never move (a lost wake-up).
                 if key in self._kicked:
                     continue
+                if self._latest.get(key) is snap:
+                    self._latest.pop(key, None)
                 return
-            if svc.settings.bot_delay > 0:
-                await asyncio.sleep(svc.settings.bot_delay)
-            deal = game.deal_of(table)
+            if core.settings.bot_delay > 0:
+                await asyncio.sleep(core.settings.bot_delay)
+            deal, table = snap.deal, snap.table
             assert deal is not None and table.match is not None
             person = table.seats[seat]
             assert person is not None
-            view = view_for(deal, seat)
-            rng = random.Random(svc.rng.getrandbits(64))
-            player = player_for(person.level)
+            rng = random.Random(core.rng.getrandbits(64))
+            action = await decide(person.level, view_for(deal, seat), rng, core.executor)
             try:
-                action = await asyncio.get_running_loop().run_in_executor(
-                    svc.executor, player.decide, view, rng
-                )
-            except Exception:
-                _LOG.exception("bot player %s failed; playing at random instead", person.level)
-                action = player_for("random").decide(view, rng)
-            if action not in view.legal:
-                # A player must never stall a table: an illegal choice is replaced, and reported.
-                _LOG.error("bot player %s chose an illegal %r; playing at random", person.level, action)
-                action = player_for("random").decide(view, rng)
-            try:
-                await self._play(key, table.table_id, table.match.deal_seq, len(deal.moves), seat, action)
+                await self._play(key, snap, seat, action)
             except Exception:
                 # Storage trouble or a lost race too many times: look again shortly rather than stop.
                 _LOG.exception("a bot move at table %s failed; retrying", key)
                 await asyncio.sleep(1.0)
 
-    async def _play(
-        self, key: TableKey, table_id: str, seq: int, moves: int, seat: int, action: Action
-    ) -> None:
-        svc = self.svc
+    async def _play(self, key: TableKey, seen: Snapshot, seat: int, action: Action) -> None:
+        table, deal = seen.table, seen.deal
+        assert table.match is not None and deal is not None
+        table_id, seq, moves = table.table_id, table.match.deal_seq, len(deal.moves)
 
-        def change(table: Table | None) -> Progress | None:
+        def change(c: Change) -> Progress | None:
             # Only if nothing moved since the bot looked: another process may have played for it.
-            if (
-                table is None
-                or table.table_id != table_id
-                or table.match is None
-                or table.match.deal_seq != seq
-            ):
+            t = c.table
+            if t is None or t.table_id != table_id or t.match is None or t.match.deal_seq != seq:
                 return None
-            current = table.match.current
+            current = t.match.current
             if current is None or len(current.get("moves", [])) != moves:
                 return None
-            return game.apply(table, seat, action, svc.rng)
+            return c.play(seat, action)
 
-        table, progress = await svc.transact(key, change)
-        if table is not None and progress is not None:
-            await svc.after_change(table, progress)
+        snap, progress = await self.tables.run(key, change)
+        if snap is None:
+            self._latest.pop(key, None)
+        elif progress is not None:
+            await self.tables.publish(snap)
+        else:
+            self._see(snap)  # the table moved on without this bot: decide again on what it is now

@@ -3,6 +3,11 @@
 Callback data: ``k1.<chat>.<thread>.<table>.<deal>.<payload>.<sig>`` (numbers in base 36). The table
 id and the deal number let a tap on a keyboard of another table or an earlier deal be recognised as
 stale; the signature (a truncated HMAC) makes forged data fail to decode at all.
+
+What a button does is one of the typed payloads below (:data:`Payload`): every keyboard is built
+with :meth:`Codec.data` and every tap read with :meth:`Codec.read`, so the short codes a payload
+travels as (``A`` and a decision, ``S2``, ``Tt1``…) are written and read here only. The codes
+stay as they were, so keyboards already sent keep working across a deploy.
 """
 
 from __future__ import annotations
@@ -11,9 +16,17 @@ import base64
 import hashlib
 import hmac
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any, Literal
+
+from bot.engine import Action, KozelError
+from bot.engine.actions import action_from_json, action_to_json
+from bot.engine.cards import Card
 
 MAX_CALLBACK = 64
+#: Callback data kept once made (the buttons of the keyboards changed lately).
+DATA_KEPT = 8192
 _VERSION = "k1"
 _PAYLOAD = re.compile(r"^[A-Za-z0-9_:+\-]{1,24}$")
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -54,11 +67,287 @@ class Button:
     payload: str
 
 
+# ----- what a button does ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """A decision in a player's hand: a card to play, a trump to name, a brag…"""
+
+    action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A card of the hand that may not be played now (the tap says why)."""
+
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """A card ticked or unticked in a choice of several (the exchange's give); ``None``: the confirm
+    button before the count is right."""
+
+    card: Card | None
+
+
+@dataclass(frozen=True, slots=True)
+class Sit:
+    """Sit in a lobby seat (moving from another one); a tap on one's own seat changes nothing."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddBot:
+    """Put a bot player in an empty lobby seat (a bot already there stays)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveBot:
+    """Take the bot player out of a lobby seat (an empty seat stays empty)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """The next bot-player level."""
+
+
+@dataclass(frozen=True, slots=True)
+class RulesMenu:
+    """The lobby's rules picker."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatsMenu:
+    """Back to the lobby's seats."""
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """The preset at ``index`` of the picker."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """The next value of the picker's option at ``index``."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Start the match (asks first when seats are empty)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fill:
+    """Fill the empty seats with bot players and start."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """Another match at the same table."""
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """A language chosen (``/language``)."""
+
+    lang: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTime:
+    """The turn time at ``index`` of ``/settings``' choices."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class OnTimeout:
+    """The timeout action at ``index`` of ``/settings``' choices."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Back:
+    """ "I'm back": the person decides for their seat again."""
+
+
+Payload = (
+    Act
+    | Held
+    | Tick
+    | Sit
+    | AddBot
+    | RemoveBot
+    | Level
+    | RulesMenu
+    | SeatsMenu
+    | Preset
+    | Option
+    | Start
+    | Fill
+    | Rematch
+    | Language
+    | TurnTime
+    | OnTimeout
+    | Back
+)
+#: Payloads that are a lobby button.
+LOBBY = (Sit, AddBot, RemoveBot, Level, RulesMenu, SeatsMenu, Preset, Option, Start, Fill)
+_BARE: dict[str, Payload] = {
+    "L": Level(), "R": RulesMenu(), "K": SeatsMenu(), "G": Start(), "F": Fill(), "M": Rematch(),
+    "Y": Back(),
+}  # fmt: skip
+_BARE_CODE = {type(p): code for code, p in _BARE.items()}
+_NUMBERED: dict[str, type[Sit | AddBot | RemoveBot | Preset | Option | TurnTime | OnTimeout]] = {
+    "S": Sit, "B": AddBot, "D": RemoveBot, "P": Preset, "O": Option, "Tt": TurnTime, "Ta": OnTimeout,
+}  # fmt: skip
+_NUMBERED_CODE = {kind: code for code, kind in _NUMBERED.items()}
+
+
+def encode(payload: Payload) -> str:
+    """The short code ``payload`` travels as in callback data."""
+    match payload:
+        case Act(action):
+            return "A" + encode_action(action)
+        case Held(card):
+            return "X" + card.code
+        case Tick(card):
+            return "C" + (card.code if card is not None else "")
+        case Language(lang):
+            return "N" + lang
+        case Sit(n) | AddBot(n) | RemoveBot(n) | Preset(n) | Option(n) | TurnTime(n) | OnTimeout(n):
+            return _NUMBERED_CODE[type(payload)] + str(n)
+    return _BARE_CODE[type(payload)]
+
+
+def decode(code: str) -> Payload:
+    """The payload behind a short code; raises :class:`BadData` for anything this bot never sends."""
+    bare = _BARE.get(code)
+    if bare is not None:
+        return bare
+    head, rest = code[:1], code[1:]
+    try:
+        if head == "A":
+            return Act(decode_action(rest))
+        if head == "X":
+            return Held(Card.parse(rest))
+        if head == "C":
+            return Tick(Card.parse(rest) if rest else None)
+    except KozelError:
+        raise BadData(f"bad payload {code!r}") from None
+    if head == "N" and re.fullmatch(r"[a-z]{2,3}", rest):
+        return Language(rest)
+    for prefix in (code[:2], head):
+        kind = _NUMBERED.get(prefix)
+        arg = code[len(prefix) :]
+        if kind is not None and arg.isdigit() and len(arg) <= 3:
+            if kind in (Sit, AddBot, RemoveBot) and int(arg) not in range(4):
+                break
+            return kind(int(arg))
+    raise BadData(f"bad payload {code!r}")
+
+
+_KINDS: dict[str, type[Act | Held | Tick | Language]] = {"A": Act, "X": Held, "C": Tick, "N": Language}
+
+
+def kind_of(code: str) -> type[Payload] | None:
+    """Which kind of payload a short code is (by its head alone, without reading the rest)."""
+    bare = _BARE.get(code)
+    if bare is not None:
+        return type(bare)
+    kind = _KINDS.get(code[:1]) or _NUMBERED.get(code[:2]) or _NUMBERED.get(code[:1])
+    return kind
+
+
+def encode_action(action: Action) -> str:
+    """A short form of an action for callback data: ``pQC``, ``dS``, ``d-``, ``s1``, ``bASKS``, ``c12``…"""
+    key, value = action_to_json(action)
+    letter = _LETTERS[key]
+    if isinstance(value, bool):
+        return letter + ("1" if value else "0")
+    if isinstance(value, list):
+        return letter + "".join(value)
+    if key == "declare" and value == "last":
+        return letter + "-"
+    return letter + str(value)
+
+
+def decode_action(code: str) -> Action:
+    """The inverse of :func:`encode_action`; raises :class:`KozelError` for anything malformed."""
+    if not code:
+        raise KozelError("empty action")
+    key = _KEYS.get(code[0])
+    rest = code[1:]
+    if key is None:
+        raise KozelError(f"unknown action {code!r}")
+    value: Any
+    if key in ("swap", "exchange"):
+        if rest not in ("0", "1"):
+            raise KozelError(f"bad flag {code!r}")
+        value = rest == "1"
+    elif key in ("brag", "exchange_give"):
+        if len(rest) % 2:
+            raise KozelError(f"bad cards {code!r}")
+        value = [rest[i : i + 2] for i in range(0, len(rest), 2)]
+    elif key == "declare":
+        value = "last" if rest == "-" else rest
+    elif key == "cut":
+        if not rest.isdigit():
+            raise KozelError(f"bad cut {code!r}")
+        value = int(rest)
+    else:
+        value = rest
+    return action_from_json(key, value)
+
+
+_LETTERS = {
+    "play": "p",
+    "declare": "d",
+    "swap": "s",
+    "swap_return": "r",
+    "brag": "b",
+    "exchange": "e",
+    "exchange_give": "g",
+    "cut": "c",
+    "brag_kind": "k",
+}
+_KEYS = {v: k for k, v in _LETTERS.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A deep link's meaning: join the lobby at ``seat``, or send me my hand again."""
+
+    kind: Literal["join", "hand"]
+    chat_id: int
+    thread_id: int | None
+    table_id: str
+    seat: int = 0
+
+
+_LINK_KINDS: dict[str, Literal["join", "hand"]] = {"j": "join", "h": "hand"}
+_LINK_CODES = {kind: code for code, kind in _LINK_KINDS.items()}
+
+
 class Codec:
     """Packs and unpacks :class:`Button` values with a secret known only to this bot."""
 
     def __init__(self, secret: bytes) -> None:
         self._secret = secret
+        #: Callback data made lately: a hand's buttons are the same from one move to the next.
+        self._made: OrderedDict[tuple[int, int | None, str, int, Payload], str] = OrderedDict()
 
     def _sig(self, body: str) -> str:
         mac = hmac.new(self._secret, body.encode(), hashlib.sha256).digest()
@@ -89,6 +378,24 @@ class Codec:
             raise ValueError(f"callback data too long: {data!r}")
         return data
 
+    def data(
+        self, chat_id: int, thread_id: int | None, table_id: str, deal_seq: int, payload: Payload
+    ) -> str:
+        """Callback data of a button that does ``payload`` at a table (and deal) of a chat."""
+        key = (chat_id, thread_id, table_id, deal_seq, payload)
+        data = self._made.get(key)
+        if data is None:
+            data = self.pack(Button(chat_id, thread_id, table_id, deal_seq, encode(payload)))
+            self._made[key] = data
+            if len(self._made) > DATA_KEPT:
+                self._made.popitem(last=False)
+        return data
+
+    def read(self, data: str | None) -> tuple[Button, Payload]:
+        """The button behind callback data and what it does; raises :class:`BadData`."""
+        button = self.unpack(data)
+        return button, decode(button.payload)
+
     def unpack(self, data: str | None) -> Button:
         """The button behind callback data; raises :class:`BadData` for anything else."""
         if not data:
@@ -109,6 +416,18 @@ class Codec:
         """A deep-link payload: ``kind`` is ``j`` (join at seat ``arg``) or ``h`` (send my hand)."""
         body = "_".join((kind, b36(chat_id), b36(thread_id or 0), table_id, b36(arg)))
         return f"{body}_{self._link_sig(body)}"
+
+    def link(self, link: Link) -> str:
+        """The deep-link payload of ``link``."""
+        return self.pack_link(_LINK_CODES[link.kind], link.chat_id, link.thread_id, link.table_id, link.seat)
+
+    def read_link(self, payload: str) -> Link:
+        """What a deep-link payload asks; raises :class:`BadData`."""
+        code, chat_id, thread_id, table_id, arg = self.unpack_link(payload)
+        kind = _LINK_KINDS.get(code)
+        if kind is None or (kind == "join" and arg not in range(4)):
+            raise BadData("not this bot's link")
+        return Link(kind, chat_id, thread_id, table_id, arg)
 
     def unpack_link(self, payload: str) -> tuple[str, int, int | None, str, int]:
         """The fields of a deep-link payload; raises :class:`BadData`."""

@@ -22,7 +22,7 @@ from telegram.ext import Application
 
 from bot.engine import Rules
 from bot.handlers import faults, rules_menu, settings_menu
-from bot.handlers.codec import BadData, Button
+from bot.handlers.codec import BadData, Button, Language
 from bot.handlers.common import (
     Context,
     chat_tr,
@@ -86,24 +86,23 @@ async def start(update: Update, context: Context) -> None:
         say(svc, update, tr("start.hello"))
         return
     try:
-        kind, chat_id, thread_id, table_id, arg = svc.codec.unpack_link(payload)
+        link = svc.codec.read_link(payload)
     except BadData:
         say(svc, update, tr("start.bad_link"))
         return
-    if kind == "j" and arg in range(4):
+    key = (link.chat_id, link.thread_id)
+    if link.kind == "join":
         try:
-            table = await join_by_link(svc, user, (chat_id, thread_id), table_id, arg)
+            table = await join_by_link(svc, user, key, link.table_id, link.seat)
         except Refusal as refusal:
             say(svc, update, tr(refusal.key))
             return
         title = table.chat_title if table is not None else ""
-        say(svc, update, tr("join.seated", chat=escape(title), n=arg + 1))
-    elif kind == "h":
-        await faults.user_back(svc, user.id, [(chat_id, thread_id)])
-        await _resend_hand(svc, user.id, (chat_id, thread_id), table_id)
-        say(svc, update, tr("start.hand"))
+        say(svc, update, tr("join.seated", chat=escape(title), n=link.seat + 1))
     else:
-        say(svc, update, tr("start.bad_link"))
+        await faults.user_back(svc, user.id, [key])
+        await _resend_hand(svc, user.id, key, link.table_id)
+        say(svc, update, tr("start.hand"))
 
 
 async def _resend_hand(svc: Services, user_id: int, key: tuple[int, int | None], table_id: str) -> None:
@@ -114,9 +113,9 @@ async def _resend_hand(svc: Services, user_id: int, key: tuple[int, int | None],
         if seat is not None and seat in table.dm_failed:
             table.dm_failed.remove(seat)
 
-    table, _ = await svc.transact(key, change)
-    if table is not None:
-        svc.presenter.show(table)
+    snap, _ = await svc.run(key, lambda c: change(c.table))
+    if snap is not None:
+        svc.presenter.show(snap)
 
 
 async def help_command(update: Update, context: Context) -> None:
@@ -148,6 +147,7 @@ async def rules_command(update: Update, context: Context) -> None:
             tr("rules.common"),
             tr(f"rules.{rules.preset}"),
             tr("rules.options", summary=rules_menu.summary(tr, rules)),
+            tr("rules.glossary"),
         )
     )
     if chat.type != Chat.PRIVATE:  # the turn timer of /settings
@@ -185,7 +185,8 @@ async def score(update: Update, context: Context) -> None:
         )
     caption = Content("\n".join(lines))
     thread_id = thread_of(message)
-    sent = svc.outbox.post(chat.id, caption, thread_id=thread_id, photo=tally_png(penalty))
+    names = (pair_names(tr, table, 0), pair_names(tr, table, 1))
+    sent = svc.outbox.post(chat.id, caption, thread_id=thread_id, photo=tally_png(penalty, names))
 
     def fall_back(done: asyncio.Future[Sent]) -> None:
         # The picture was refused (a group may forbid media): the tally as text instead. Not when
@@ -214,6 +215,8 @@ async def leave(update: Update, context: Context) -> None:
         seat = table.seat_of(user.id)
         if seat is None:
             return "leave.not_seated"
+        if table.status == "over":  # nothing to leave: the next match needs a new lobby or the rematch
+            return "leave.over"
         if table.status == "lobby":
             table.seats[seat] = None
         else:
@@ -222,12 +225,12 @@ async def leave(update: Update, context: Context) -> None:
             left_hand[:] = [hand] if hand is not None else []
         return "leave.done"
 
-    table, key = await svc.transact(table_key(chat, message), change)
+    snap, key = await svc.run(table_key(chat, message), lambda c: change(c.table))
     say(svc, update, tr(key, name=escape(user.first_name)))
     for hand in left_hand:
         svc.outbox.edit(user.id, hand, Content((await user_tr(svc, user))("leave.hand")))
-    if table is not None and key == "leave.done":
-        await svc.after_change(table, None)
+    if snap is not None and key == "leave.done":
+        await svc.publish(snap)
 
 
 async def stop(update: Update, context: Context) -> None:
@@ -242,7 +245,8 @@ async def stop(update: Update, context: Context) -> None:
         say(svc, update, tr("stop.no_table"))
         return
     if not await _may_manage(context, chat.id, user.id, table):
-        say(svc, update, tr("stop.not_allowed"))
+        # Only a running game is worth saying who may stop it; a lobby or a finished match is none.
+        say(svc, update, tr("stop.not_allowed" if table.status == "playing" else "stop.no_table"))
         return
     # The game may move on while we look (bot players, message ids): delete the latest version.
     for _ in range(8):
@@ -260,6 +264,7 @@ async def stop(update: Update, context: Context) -> None:
     else:
         raise StaleWrite(f"table {key} is too busy to stop")
     svc.presenter.forget(table)
+    svc.timers.leftovers.forget(table)  # the reminder and "I'm back" keyboards of the stopped game
     say(svc, update, tr("stop.done"))
     ended = Content(tr("stop.message"))
     for message_id in (table.table_message_id, table.lobby_message_id if table.status == "lobby" else None):
@@ -299,7 +304,7 @@ async def language(update: Update, context: Context) -> None:
         [
             InlineKeyboardButton(
                 Tr(lang)("lang.name"),
-                callback_data=svc.codec.pack(Button(chat.id, key[1], "0", 0, f"N{lang}")),
+                callback_data=svc.codec.data(chat.id, key[1], "0", 0, Language(lang)),
             )
             for lang in LANGS
         ]
@@ -307,11 +312,13 @@ async def language(update: Update, context: Context) -> None:
     say(svc, update, tr("lang.choose"), InlineKeyboardMarkup(rows))
 
 
-async def language_tap(update: Update, button: Button, svc: Services, context: Context) -> None:
+async def language_tap(
+    update: Update, button: Button, payload: Language, svc: Services, context: Context
+) -> None:
     """A language chosen: the group's (by its table's creator or an admin) or the person's own."""
     query = update.callback_query
     assert query is not None
-    lang = button.payload[1:]
+    lang = payload.lang
     message = query.message
     if lang not in LANGS or message is None or message.chat.id != button.chat_id:
         raise Refusal("alert.unknown_button")

@@ -42,7 +42,7 @@ async def user_tr(svc: Services, user: User | None) -> Tr:
     """Texts in a person's language: their choice (``/language``), else Telegram's language code."""
     if user is None:
         return Tr(pick_lang())
-    own = (await svc.storage.user_settings(user.id)).lang
+    own = await svc.presenter.lang_of(user.id)
     return Tr(pick_lang(own, user.language_code))
 
 

@@ -31,14 +31,14 @@ from telegram import Chat, ChatMember, InlineKeyboardButton, InlineKeyboardMarku
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
 
-from bot.handlers.codec import Button
+from bot.handlers.codec import Back, Link
 from bot.handlers.common import Context, alert, say, services
+from bot.handlers.core import key_of
+from bot.handlers.game import decided_himself
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content
-from bot.handlers.presenter import key_of
 from bot.handlers.services import Services, TableKey
-from bot.handlers.timers import decided_himself
 from bot.handlers.words import person
 from bot.storage import StaleWrite, Table
 
@@ -137,17 +137,18 @@ async def user_blocked(svc: Services, user_id: int) -> None:
             return seat
 
         try:
-            table, seat = await svc.transact(key, change)
+            snap, seat = await svc.run(key, lambda c: change(c.table))
         except (StaleWrite, *STORAGE_DOWN):
             _LOG.exception("could not hand the seat of user %s at table %s to the bot", user_id, key)
             continue
-        if table is None or seat is None:
+        if snap is None or seat is None:
             continue
-        await svc.after_change(table, None)
+        await svc.publish(snap)
+        table = snap.table
         tr = await svc.presenter.group_tr(table.chat_id)
-        link = svc.deep_link(svc.codec.pack_link("h", table.chat_id, table.thread_id, table.table_id))
+        link = svc.deep_link(svc.codec.link(Link("hand", table.chat_id, table.thread_id, table.table_id)))
         # Two ways back: start the bot again (its link), or the turn timers' "I'm back" once unblocked.
-        back = svc.codec.pack(Button(table.chat_id, table.thread_id, table.table_id, 0, "Y"))
+        back = svc.codec.data(table.chat_id, table.thread_id, table.table_id, 0, Back())
         markup = InlineKeyboardMarkup(
             [
                 [InlineKeyboardButton(tr("btn.open_bot"), url=link)],
@@ -176,10 +177,11 @@ async def user_back(svc: Services, user_id: int, keys: Iterable[TableKey] = ()) 
                 table.dm_failed.remove(seat)
             return seat
 
-        table, seat = await svc.transact(key, change)
-        if table is None or seat is None:
+        snap, seat = await svc.run(key, lambda c: change(c.table))
+        if snap is None or seat is None:
             continue
-        await svc.after_change(table, None)
+        await svc.publish(snap)
+        table = snap.table
         tr = await svc.presenter.group_tr(table.chat_id)
         who = table.seats[seat]
         assert who is not None
@@ -252,6 +254,6 @@ async def _lobby_again(svc: Services, table: Table) -> None:
         if stored is not None and stored.table_id == table.table_id and stored.status == "lobby":
             stored.lobby_message_id = message_id
 
-    stored, _ = await svc.transact(key_of(table), change)
+    stored, _ = await svc.run(key_of(table), lambda c: change(c.table))
     if stored is not None:
         svc.presenter.show(stored)

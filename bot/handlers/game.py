@@ -2,20 +2,23 @@
 
 Pure functions over :class:`bot.storage.Table`: no Telegram, no Redis. A deal is persisted as its
 record (rules, deck, dealer, moves) and rebuilt by replaying the moves, which takes well under a
-millisecond; the match is persisted as the engine's counters.
+millisecond; the match is persisted as the engine's counters. The table use case
+(:mod:`bot.handlers.usecase`) rebuilds a deal once per change (or takes it from its cache) and
+hands it in: :func:`play` applies a decision to that deal, and every :class:`Progress` says which
+deal is in play afterwards.
 """
 
 from __future__ import annotations
 
-import json
 import random
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.engine import Action, Deal, KozelError, Match, Rules, RulesError
-from bot.engine.actions import action_from_json, action_to_json
+from bot.engine import Action, Deal, Match, Rules, RulesError
+from bot.engine.actions import action_from_json
 from bot.engine.cards import Card
+from bot.handlers.codec import decode_action as decode_action  # re-exported: its old home
+from bot.handlers.codec import encode_action as encode_action
 from bot.storage import MatchState, Table
 from bot.storage.invariants import vouch
 from bot.storage.models import PendingSummary
@@ -30,6 +33,10 @@ class Refusal(Exception):
         self.values = values
 
 
+class Notice(Refusal):
+    """A harmless repeat (a double tap): nothing changes, and the tap is answered with a toast."""
+
+
 @dataclass(frozen=True, slots=True)
 class FinishedDeal:
     """A deal just ended: the index of its record in ``match.deals`` and the messages that showed it."""
@@ -41,11 +48,16 @@ class FinishedDeal:
 
 @dataclass
 class Progress:
-    """What a change did, for the presenter: finished deals in order, and whether the match is over."""
+    """What a change did, for the presenter: finished deals in order, and whether the match is over.
+
+    ``deal``: the deal in play afterwards, as the engine built it (None once the match is over);
+    shared with every reader of the new state, so never changed.
+    """
 
     finished: list[FinishedDeal] = field(default_factory=list)
     match_over: bool = False
     unsupported: bool = False
+    deal: Deal | None = None
 
 
 def rules_of(table: Table) -> Rules:
@@ -66,6 +78,7 @@ def match_of(table: Table, rules: Rules | None = None) -> Match:
         eggs_in_row=m.eggs_in_row,
         loser=m.loser,
         title=m.title,
+        egg_cards=tuple(Card.parse(code) for code in m.egg_cards),
     )
 
 
@@ -77,6 +90,7 @@ def _store_match(state: MatchState, match: Match) -> None:
     state.eggs_in_row = match.eggs_in_row
     state.loser = match.loser
     state.title = match.title
+    state.egg_cards = [c.code for c in match.egg_cards]
 
 
 def replay(record: dict[str, Any], rules: Rules | None = None) -> Deal:
@@ -90,29 +104,12 @@ def replay(record: dict[str, Any], rules: Rules | None = None) -> Deal:
     return deal
 
 
-#: Deals rebuilt lately, by their record's JSON: a move is read by the presenter, the bot players
-#: and the timers, and each would otherwise replay it.
-_DEALS: OrderedDict[str, Deal] = OrderedDict()
-DEALS_KEPT = 512
-
-
-def _remember(key: str, deal: Deal) -> None:
-    _DEALS[key] = deal
-    _DEALS.move_to_end(key)
-    if len(_DEALS) > DEALS_KEPT:
-        _DEALS.popitem(last=False)
-
-
 def deal_of(table: Table, rules: Rules | None = None) -> Deal | None:
-    """The deal in play, if any: shared with other readers of the same state, so never change it."""
+    """The deal in play, if any, rebuilt from its record (tools and tests; the bot's own path takes
+    it from the use case's snapshot, which rebuilds it once)."""
     if table.match is None or table.match.current is None:
         return None
-    key = json.dumps(table.match.current, separators=(",", ":"))
-    deal = _DEALS.get(key)
-    if deal is None:
-        deal = replay(table.match.current, rules)
-    _remember(key, deal)
-    return deal
+    return replay(table.match.current, rules)
 
 
 def start_match(table: Table, rng: random.Random) -> Progress:
@@ -138,12 +135,16 @@ def deal_on(table: Table, match: Match, rng: random.Random, progress: Progress) 
         if not deal.over:
             state.current = deal.record()
             vouch(state.current, deal)
+            progress.deal = deal
             return progress
         assert deal.result is not None
         state.deals.append(deal.record())
         match.add(deal.result)
         _store_match(state, match)
     state.current = None
+    if match.eggs_to_draw and not match.egg_cards:
+        # The losing pair draws its eggs now, once, with the table's randomness (as a deck is shuffled).
+        match.draw_eggs(random.Random(rng.getrandbits(64)))
     _store_match(state, match)
     table.status = "over"
     progress.match_over = True
@@ -151,20 +152,23 @@ def deal_on(table: Table, match: Match, rng: random.Random, progress: Progress) 
 
 
 def apply(table: Table, seat: int, action: Action, rng: random.Random) -> Progress:
-    """Take ``action`` for ``seat`` in the deal in play; an illegal one raises the engine's error."""
+    """Take ``action`` for ``seat`` in the deal in play, rebuilt from its record (tools and tests)."""
+    return play(table, deal_of(table), seat, action, rng)
+
+
+def play(table: Table, built: Deal | None, seat: int, action: Action, rng: random.Random) -> Progress:
+    """Take ``action`` for ``seat`` in ``built``, the deal in play of ``table`` (never changed: a copy
+    takes the move); an illegal one raises the engine's error."""
     state = table.match
-    if table.status != "playing" or state is None or state.current is None:
+    if table.status != "playing" or state is None or state.current is None or built is None:
         raise Refusal("alert.no_game")
-    rules = rules_of(table)
-    built = deal_of(table, rules)
-    assert built is not None
-    deal = built.copy()  # the shared one is never changed
+    deal = built.copy()
     deal.apply(seat, action)
     progress = Progress()
     if not deal.over:
         state.current = deal.record()
-        _remember(json.dumps(state.current, separators=(",", ":")), deal)
         vouch(state.current, deal)
+        progress.deal = deal
         return progress
     assert deal.result is not None
     state.deals.append(deal.record())
@@ -183,68 +187,24 @@ def apply(table: Table, seat: int, action: Action, rng: random.Random) -> Progre
     table.table_message_id = None
     table.hand_messages = {}
     table.dm_failed = []
+    rules = deal.rules
     match = match_of(table, rules)
     match.add(deal.result)
     _store_match(state, match)
     return deal_on(table, match, rng, progress)
 
 
+def decided_himself(table: Table, seat: int) -> None:
+    """A person took a decision: their timeouts in a row start over and they are no longer away."""
+    table.timeouts.pop(seat, None)
+    if seat in table.away:
+        table.away.remove(seat)
+
+
 def match_record(table: Table) -> dict[str, Any]:
     """The match so far as a match record (RULES.md §7)."""
     deals = list(table.match.deals) if table.match else []
-    return {"rules": table.rules, "deals": deals}
-
-
-def encode_action(action: Action) -> str:
-    """A short form of an action for callback data: ``pQC``, ``dS``, ``d-``, ``s1``, ``bASKS``, ``c12``…"""
-    key, value = action_to_json(action)
-    letter = _LETTERS[key]
-    if isinstance(value, bool):
-        return letter + ("1" if value else "0")
-    if isinstance(value, list):
-        return letter + "".join(value)
-    if key == "declare" and value == "last":
-        return letter + "-"
-    return letter + str(value)
-
-
-def decode_action(code: str) -> Action:
-    """The inverse of :func:`encode_action`; raises :class:`KozelError` for anything malformed."""
-    if not code:
-        raise KozelError("empty action")
-    key = _KEYS.get(code[0])
-    rest = code[1:]
-    if key is None:
-        raise KozelError(f"unknown action {code!r}")
-    value: Any
-    if key in ("swap", "exchange"):
-        if rest not in ("0", "1"):
-            raise KozelError(f"bad flag {code!r}")
-        value = rest == "1"
-    elif key in ("brag", "exchange_give"):
-        if len(rest) % 2:
-            raise KozelError(f"bad cards {code!r}")
-        value = [rest[i : i + 2] for i in range(0, len(rest), 2)]
-    elif key == "declare":
-        value = "last" if rest == "-" else rest
-    elif key == "cut":
-        if not rest.isdigit():
-            raise KozelError(f"bad cut {code!r}")
-        value = int(rest)
-    else:
-        value = rest
-    return action_from_json(key, value)
-
-
-_LETTERS = {
-    "play": "p",
-    "declare": "d",
-    "swap": "s",
-    "swap_return": "r",
-    "brag": "b",
-    "exchange": "e",
-    "exchange_give": "g",
-    "cut": "c",
-    "brag_kind": "k",
-}
-_KEYS = {v: k for k, v in _LETTERS.items()}
+    record: dict[str, Any] = {"rules": table.rules, "deals": deals}
+    if table.match is not None and table.match.egg_cards:
+        record["egg_cards"] = list(table.match.egg_cards)
+    return record

@@ -1,7 +1,8 @@
 """A player's hand in the DM: one message per deal with the cards as buttons and every decision asked.
 
 The keyboard is built from ``view.legal`` alone, so any phase the engine adds (the brag, the
-exchange, the mirror's cut) is asked without changes here; only its texts are needed.
+exchange) is asked without changes here; only its texts are needed. The mirror's cut, which may be
+any of dozens of points, offers the engine's handful (:func:`bot.engine.cut_points`).
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ from bot.engine import (
     SeatView,
     Swap,
     SwapReturn,
+    cut_points,
     view_for,
 )
 from bot.engine.cards import Card
-from bot.handlers.codec import Button, Codec
-from bot.handlers.game import encode_action
+from bot.handlers.brag_view import BRAG_PHASES, brag_lines
+from bot.handlers.codec import Act, Codec, Held, Payload, Tick, kind_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
 from bot.handlers.table_view import trick_line
@@ -75,7 +77,7 @@ def decision_label(tr: Tr, action: Action) -> str:
         case ExchangeGive(cs):
             return tr("act.give", cards=cards_text(tr, cs))
         case Cut(at):
-            return str(at)
+            return tr("act.cut", n=at)
         case ChooseBragKind(kind):
             return tr(f"val.{kind.value}")
     return "?"  # pragma: no cover - every action type is matched above
@@ -121,12 +123,14 @@ def _build_keyboard(
     assert table.match is not None
     seq = table.match.deal_seq
 
-    def button(text: str, payload: str) -> InlineKeyboardButton:
-        data = codec.pack(Button(table.chat_id, table.thread_id, table.table_id, seq, payload))
+    def button(text: str, payload: Payload) -> InlineKeyboardButton:
+        data = codec.data(table.chat_id, table.thread_id, table.table_id, seq, payload)
         return InlineKeyboardButton(text, callback_data=data)
 
     if view.phase is Phase.EXCHANGE_GIVE and view.legal:
         return _pick_keyboard(tr, view, chosen, button)
+    if view.phase is Phase.CUT and view.legal:
+        return _cut_keyboard(tr, view, button)
     by_card: dict[Card, Action] = {}
     others: list[Action] = []
     for action in view.legal:
@@ -136,21 +140,31 @@ def _build_keyboard(
         else:
             others.append(action)
     cards = [
-        button(LEGAL_MARK + card_text(tr, c), "A" + encode_action(by_card[c]))
+        button(LEGAL_MARK + card_text(tr, c), Act(by_card[c]))
         if c in by_card
-        else button(card_text(tr, c), "X" + c.code)
+        else button(card_text(tr, c), Held(c))
         for c in view.hand
     ]
     rows = [cards[i : i + CARDS_PER_ROW] for i in range(0, len(cards), CARDS_PER_ROW)]
-    small = all(isinstance(a, Cut) for a in others)
-    decisions = [button(decision_label(tr, a), "A" + encode_action(a)) for a in others[:MAX_DECISIONS]]
-    per_row = 8 if small else 2
-    rows.extend(decisions[i : i + per_row] for i in range(0, len(decisions), per_row))
+    decisions = [button(decision_label(tr, a), Act(a)) for a in others[:MAX_DECISIONS]]
+    rows.extend(decisions[i : i + 2] for i in range(0, len(decisions), 2))
+    return InlineKeyboardMarkup(rows)
+
+
+def _cut_keyboard(
+    tr: Tr, view: SeatView, button: Callable[[str, Payload], InlineKeyboardButton]
+) -> InlineKeyboardMarkup:
+    """The mirror's cut: the hand (nothing to tap), then the handful of cut points, one per row."""
+    cards = [button(card_text(tr, c), Held(c)) for c in view.hand]
+    rows = [cards[i : i + CARDS_PER_ROW] for i in range(0, len(cards), CARDS_PER_ROW)]
+    for name, at in cut_points(view.stock_size):
+        if Cut(at) in view.legal:
+            rows.append([button(tr(f"act.cut_{name}", n=at), Act(Cut(at)))])
     return InlineKeyboardMarkup(rows)
 
 
 def _pick_keyboard(
-    tr: Tr, view: SeatView, chosen: list[Card], button: Callable[[str, str], InlineKeyboardButton]
+    tr: Tr, view: SeatView, chosen: list[Card], button: Callable[[str, Payload], InlineKeyboardButton]
 ) -> InlineKeyboardMarkup:
     """The exchange's give: the non-trumps as toggles, and a confirm button live at the right count.
 
@@ -164,17 +178,17 @@ def _pick_keyboard(
     for c in view.hand:
         if c in pickable:
             mark = PICKED_MARK if c in chosen else PICKABLE_MARK
-            cards.append(button(mark + card_text(tr, c), "C" + c.code))
+            cards.append(button(mark + card_text(tr, c), Tick(c)))
         else:
-            cards.append(button(card_text(tr, c), "X" + c.code))
+            cards.append(button(card_text(tr, c), Held(c)))
     rows = [cards[i : i + CARDS_PER_ROW] for i in range(0, len(cards), CARDS_PER_ROW)]
     label = tr("act.give_chosen", k=len(chosen), n=need)
     if len(chosen) == need:
         ordered = tuple(c for c in view.hand if c in chosen)
-        rows.append([button(LEGAL_MARK + label, "A" + encode_action(ExchangeGive(ordered)))])
+        rows.append([button(LEGAL_MARK + label, Act(ExchangeGive(ordered)))])
     else:
         # Not yet: a tap says how many to tick.
-        rows.append([button(label, "C")])
+        rows.append([button(label, Tick(None))])
     return InlineKeyboardMarkup(rows)
 
 
@@ -211,10 +225,14 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
     seen = [(s, cs) for s, cs in enumerate(view.seen) if cs and s != seat]
     for s, cs in seen:
         lines.append(tr("hand.seen", name=seat_name(tr, table, s), cards=cards_text(tr, cs)))
+    turned = view.phase not in BRAG_PHASES
+    lines.extend(brag_lines(tr, table, view.brag_kind, view.brag_laid, view.brag_took, turned=turned))
+    if any(view.brag_took) and view.brag_took[seat]:
+        lines.append(tr.n("hand.took", view.brag_took[seat]))
     lines.append("")
     if view.my_turn:
         key = f"prompt.{view.phase.value}"
-        lines.append(tr(key) if tr.has(key) else tr("prompt.other"))
+        lines.append(tr(key, n=view.stock_size) if tr.has(key) else tr("prompt.other"))
     elif view.to_act is not None:
         name = seat_name(tr, table, view.to_act)
         key = f"phase.{view.phase.value}"
@@ -236,9 +254,10 @@ def as_a_person_picks(found: list[tuple[str, str, str]]) -> list[tuple[str, str]
     confirms once the count is right, rather than toggling at random (which can take hundreds of
     taps to land on the right count and then hit the confirm button).
     """
-    ticks = [(label, data) for label, data, payload in found if payload[:1] == "C"]
+    kinds = [(label, data, kind_of(payload)) for label, data, payload in found]
+    ticks = [(label, data) for label, data, kind in kinds if kind is Tick]
     if not ticks:
         return [(label, data) for label, data, _ in found]
-    confirm = [(label, data) for label, data, payload in found if payload.startswith("A")]
+    confirm = [(label, data) for label, data, kind in kinds if kind is Act]
     unticked = [(label, data) for label, data in ticks if label.startswith(PICKABLE_MARK)]
     return confirm or unticked or ticks

@@ -8,8 +8,21 @@ import secrets
 from telegram import CallbackQuery, Chat, Update, User
 
 from bot.engine import Rules, RulesError
-from bot.handlers import game, rules_menu
-from bot.handlers.codec import Button
+from bot.handlers import rules_menu
+from bot.handlers.codec import (
+    AddBot,
+    Button,
+    Fill,
+    Level,
+    Link,
+    Option,
+    Preset,
+    RemoveBot,
+    RulesMenu,
+    SeatsMenu,
+    Sit,
+    Start,
+)
 from bot.handlers.common import (
     Context,
     alert,
@@ -21,15 +34,16 @@ from bot.handlers.common import (
     table_key,
     thread_of,
 )
-from bot.handlers.game import Progress, Refusal
+from bot.handlers.game import Notice, Progress, Refusal
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.lobby_view import default_level, levels, lobby_content
 from bot.handlers.outbox import Content
 from bot.handlers.services import Services, TableKey
+from bot.handlers.usecase import Change
 from bot.handlers.words import pair_names
 from bot.storage import ChatSettings, Seat, Table
 
-LOBBY_PAYLOADS = frozenset("SBLRPOKGF")
+LobbyButton = Sit | AddBot | RemoveBot | Level | RulesMenu | SeatsMenu | Preset | Option | Start | Fill
 
 
 async def new_game(update: Update, context: Context) -> None:
@@ -40,9 +54,11 @@ async def new_game(update: Update, context: Context) -> None:
     key = table_key(chat, message)
     tr = await chat_tr(svc, chat, user)
     existing = await svc.storage.load_table(*key)
+    if existing is not None and existing.status == "lobby":
+        say(svc, update, tr("newgame.lobby"), reply_to=existing.lobby_message_id)
+        return
     if existing is not None and existing.status != "over":
-        where = existing.table_message_id if existing.status == "playing" else existing.lobby_message_id
-        say(svc, update, tr("newgame.running"), reply_to=where)
+        say(svc, update, tr("newgame.running"), reply_to=existing.table_message_id)
         return
     if existing is not None:
         await svc.storage.delete_table(existing)
@@ -76,11 +92,13 @@ async def new_game(update: Update, context: Context) -> None:
         if stored is not None and stored.table_id == table.table_id:
             stored.lobby_message_id = message_id
 
-    stored, _ = await svc.transact(key, remember)
+    stored, _ = await svc.run(key, lambda c: remember(c.table))
     if stored is not None:
         svc.presenter.show(stored)  # taps made while the message was on its way
-    # Its expiry is a timer in Redis (bot/handlers/timers.py): it survives a restart.
-    await svc.timers.arm(stored or table)
+    # Its expiry is a timer in Redis (bot/handlers/timers.py), armed with the save that stored the
+    # message id: it survives a restart.
+    if stored is None or not stored.armed:
+        await svc.timers.arm(stored or table)
 
 
 def _remembered_rules(settings: ChatSettings) -> Rules:
@@ -99,30 +117,46 @@ def _sit(table: Table, seat: int, user: User) -> None:
     table.seats[seat] = Seat(kind="human", name=user.first_name, user_id=user.id, lang=user.language_code)
 
 
-def lobby_change(table: Table | None, button: Button, user: User, rng_bits: int) -> Progress | None:
-    """Apply one lobby button to the table; raises :class:`Refusal` with the reason to show."""
-    if table is None or table.table_id != button.table_id or table.status != "lobby":
-        raise Refusal("alert.stale")
-    op, arg = button.payload[0], button.payload[1:]
-    creator = user.id == table.creator_id
-    if op in "SB":
-        if not arg.isdigit() or int(arg) not in range(4):
-            raise Refusal("alert.unknown_button")
-        seat = int(arg)
-        occupant = table.seats[seat]
-        if op == "S":
-            if occupant is None:
-                _sit(table, seat, user)
-            elif occupant.user_id == user.id:
-                table.seats[seat] = None
-            else:
-                raise Refusal("alert.seat_taken")
-        elif occupant is None:
-            table.seats[seat] = Seat(kind="bot", name="bot", level=table.bot_level)
-        elif occupant.is_bot:
-            table.seats[seat] = None
+def _seat_change(table: Table, payload: Sit | AddBot | RemoveBot, user: User) -> None:
+    """Each seat button says what the seat is to become, so a repeated tap changes nothing more:
+    a double tap never stands a person up or takes out the bot just put in (standing up is /leave).
+    """
+    seat = payload.seat
+    occupant = table.seats[seat]
+    if isinstance(payload, Sit):
+        if occupant is None:
+            _sit(table, seat, user)
+        elif occupant.user_id == user.id:
+            raise Notice("lobby.already_seated", n=seat + 1)
         else:
             raise Refusal("alert.seat_taken")
+    elif isinstance(payload, AddBot):
+        if occupant is None:
+            table.seats[seat] = Seat(kind="bot", name="bot", level=table.bot_level)
+        elif not occupant.is_bot:
+            raise Refusal("alert.seat_taken")
+        else:
+            raise Notice("lobby.bot_already", n=seat + 1)
+    elif occupant is None:
+        raise Notice("lobby.bot_gone", n=seat + 1)
+    elif occupant.is_bot:
+        table.seats[seat] = None
+    else:
+        raise Refusal("alert.seat_taken")
+
+
+def lobby_change(
+    c: Change, button: Button, payload: LobbyButton, user: User, rng_bits: int
+) -> Progress | None:
+    """Apply one lobby button to the table; raises :class:`Refusal` with the reason to show."""
+    table = c.table
+    if table is None or table.table_id != button.table_id or table.status == "over":
+        raise Refusal("alert.stale")
+    if table.status != "lobby":  # a tap on the lobby of a game that has just started
+        raise Refusal("lobby.game_started")
+    creator = user.id == table.creator_id
+    if isinstance(payload, Sit | AddBot | RemoveBot):
+        _seat_change(table, payload, user)
         table.lobby_view = "seats"
         return None
     # Seats are everyone's: anyone may sit, stand, or put a bot player in an empty seat (and take it
@@ -130,7 +164,7 @@ def lobby_change(table: Table | None, button: Button, user: User, rng_bits: int)
     # bot players' level, which sets how hard the match is for both pairs.
     if not creator:
         raise Refusal("alert.creator_only")
-    if op == "L":
+    if isinstance(payload, Level):
         found = levels()
         table.bot_level = (
             found[(found.index(table.bot_level) + 1) % len(found)] if table.bot_level in found else found[0]
@@ -140,43 +174,44 @@ def lobby_change(table: Table | None, button: Button, user: User, rng_bits: int)
             if seated is not None and seated.is_bot:
                 seated.level = table.bot_level
         return None
-    if op == "R":
+    if isinstance(payload, RulesMenu):
         table.lobby_view = "rules"
-    elif op == "K":
+    elif isinstance(payload, SeatsMenu):
         table.lobby_view = "seats"
-    elif op == "P":
+    elif isinstance(payload, Preset):
         presets = rules_menu.presets()
-        if not arg.isdigit() or int(arg) >= len(presets):
+        if payload.index >= len(presets):
             raise Refusal("alert.unknown_button")
-        if Rules.parse(table.rules).preset != presets[int(arg)]:
-            table.rules = Rules.make(presets[int(arg)]).to_json()
-    elif op == "O":
-        if not arg.isdigit():
-            raise Refusal("alert.unknown_button")
+        if Rules.parse(table.rules).preset != presets[payload.index]:
+            table.rules = Rules.make(presets[payload.index]).to_json()
+    elif isinstance(payload, Option):
         try:
-            table.rules = rules_menu.cycle(Rules.parse(table.rules), int(arg)).to_json()
+            table.rules = rules_menu.cycle(Rules.parse(table.rules), payload.index).to_json()
         except ValueError:
             raise Refusal("alert.unknown_button") from None
-    elif op == "G":
+    elif isinstance(payload, Start):
         if not table.full:
             table.lobby_view = "confirm"
             return None
-        return _start(table, rng_bits)
-    elif op == "F":
+        return _start(c, rng_bits)
+    elif isinstance(payload, Fill):
         for i, occupant in enumerate(table.seats):
             if occupant is None:
                 table.seats[i] = Seat(kind="bot", name="bot", level=table.bot_level)
-        return _start(table, rng_bits)
+        return _start(c, rng_bits)
     return None
 
 
-def _start(table: Table, rng_bits: int) -> Progress:
-    if not table.humans:
+def _start(c: Change, rng_bits: int) -> Progress:
+    assert c.table is not None
+    if not c.table.humans:
         raise Refusal("alert.nobody")
-    return game.start_match(table, random.Random(rng_bits))
+    return c.start(random.Random(rng_bits))
 
 
-async def lobby_tap(query: CallbackQuery, button: Button, svc: Services, context: Context) -> None:
+async def lobby_tap(
+    query: CallbackQuery, button: Button, payload: LobbyButton, svc: Services, context: Context
+) -> None:
     """A tap on a lobby button."""
     message = query.message
     user = query.from_user
@@ -184,23 +219,23 @@ async def lobby_tap(query: CallbackQuery, button: Button, svc: Services, context
     if chat is None or chat.type == Chat.PRIVATE or chat.id != button.chat_id:
         raise Refusal("alert.unknown_button")
     key: TableKey = (button.chat_id, button.thread_id)
-    if button.payload[0] == "S" and button.payload[1:] in ("0", "1", "2", "3"):
+    if isinstance(payload, Sit):
         # Someone the bot cannot write to yet is sent to its DM first, and seated when they press Start.
-        seat = int(button.payload[1:])
+        seat = payload.seat
         table = await svc.storage.load_table(*key)
         free = table is not None and table.table_id == button.table_id and table.seats[seat] is None
         if free and not (await svc.storage.user_settings(user.id)).started:
-            link = svc.codec.pack_link("j", button.chat_id, button.thread_id, button.table_id, seat)
+            link = svc.codec.link(Link("join", button.chat_id, button.thread_id, button.table_id, seat))
             await alert(query, "", url=svc.deep_link(link))
             return
-    table, progress = await svc.transact(
-        key, lambda t: lobby_change(t, button, user, svc.rng.getrandbits(64))
+    snap, progress = await svc.run(
+        key, lambda c: lobby_change(c, button, payload, user, svc.rng.getrandbits(64))
     )
     await quiet_answer(query)
-    assert table is not None
-    if table.status != "lobby":
-        await _started(svc, table, progress)
-    await svc.after_change(table, progress)
+    assert snap is not None
+    if snap.table.status != "lobby":
+        await _started(svc, snap.table, progress)
+    await svc.publish(snap)
 
 
 async def _started(svc: Services, table: Table, progress: Progress | None) -> None:
@@ -231,7 +266,7 @@ async def join_by_link(svc: Services, user: User, key: TableKey, table_id: str, 
         _sit(table, seat, user)
         return True
 
-    table, _ = await svc.transact(key, change)
-    if table is not None:
-        svc.presenter.show(table)
-    return table
+    snap, _ = await svc.run(key, lambda c: change(c.table))
+    if snap is not None:
+        svc.presenter.show(snap)
+    return snap.table if snap is not None else None

@@ -9,7 +9,20 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.engine import KozelError
 from bot.engine.ai import LEVELS, make_player
 from bot.handlers import rules_menu
-from bot.handlers.codec import Button, Codec
+from bot.handlers.codec import (
+    AddBot,
+    Codec,
+    Fill,
+    Level,
+    Option,
+    Payload,
+    Preset,
+    RemoveBot,
+    RulesMenu,
+    SeatsMenu,
+    Sit,
+    Start,
+)
 from bot.handlers.game import rules_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
@@ -35,8 +48,8 @@ def default_level() -> str:
     return "easy" if "easy" in levels() else levels()[0]
 
 
-def _button(codec: Codec, table: Table, text: str, payload: str) -> InlineKeyboardButton:
-    data = codec.pack(Button(table.chat_id, table.thread_id, table.table_id, 0, payload))
+def _button(codec: Codec, table: Table, text: str, payload: Payload) -> InlineKeyboardButton:
+    data = codec.data(table.chat_id, table.thread_id, table.table_id, 0, payload)
     return InlineKeyboardButton(text, callback_data=data)
 
 
@@ -51,21 +64,28 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
         lines.append("")
         lines.append(tr("lobby.rules_hint"))
         lines.append(tr(f"lobby.about.{rules.preset}"))  # the chosen preset in a line
+        lines.append("")
+        lines.append(tr("rules.glossary"))  # the menu's jargon, one line a term
         rows.append(
             [
-                _button(codec, table, ("✓ " if p == rules.preset else "") + tr(f"preset.{p}"), f"P{i}")
+                _button(codec, table, ("✓ " if p == rules.preset else "") + tr(f"preset.{p}"), Preset(i))
                 for i, p in enumerate(rules_menu.presets())
             ]
         )
         for i, (name, _) in enumerate(rules_menu.options_of(rules.preset)):
             value = rules_menu.value_text(tr, rules_menu.current(rules, name))
-            rows.append([_button(codec, table, f"{tr(f'opt.{name}')}: {value}", f"O{i}")])
-        rows.append([_button(codec, table, tr("btn.back"), "K")])
+            rows.append([_button(codec, table, f"{tr(f'opt.{name}')}: {value}", Option(i))])
+        rows.append([_button(codec, table, tr("btn.back"), SeatsMenu())])
     elif table.lobby_view == "confirm":
         empty = sum(seat is None for seat in table.seats)
         lines.append("")
         lines.append(tr.n("lobby.confirm_fill", empty, level=tr(f"level.{table.bot_level}")))
-        rows.append([_button(codec, table, tr("btn.fill"), "F"), _button(codec, table, tr("btn.back"), "K")])
+        rows.append(
+            [
+                _button(codec, table, tr("btn.fill"), Fill()),
+                _button(codec, table, tr("btn.back"), SeatsMenu()),
+            ]
+        )
     else:
         lines.append("")
         lines.append(tr("lobby.hint"))
@@ -76,15 +96,18 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
                 if occupant
                 else tr("btn.sit", n=seat + 1)
             )
-            row = [_button(codec, table, sit, f"S{seat}")]
+            row = [_button(codec, table, sit, Sit(seat))]
             if occupant is None:
-                row.append(_button(codec, table, tr("btn.add_bot"), f"B{seat}"))
+                row.append(_button(codec, table, tr("btn.add_bot"), AddBot(seat)))
             elif occupant.is_bot:
-                row.append(_button(codec, table, tr("btn.remove_bot"), f"B{seat}"))
+                row.append(_button(codec, table, tr("btn.remove_bot"), RemoveBot(seat)))
             rows.append(row)
-        rows.append([_button(codec, table, tr("btn.level", level=tr(f"level.{table.bot_level}")), "L")])
+        rows.append([_button(codec, table, tr("btn.level", level=tr(f"level.{table.bot_level}")), Level())])
         rows.append(
-            [_button(codec, table, tr("btn.rules"), "R"), _button(codec, table, tr("btn.start"), "G")]
+            [
+                _button(codec, table, tr("btn.rules"), RulesMenu()),
+                _button(codec, table, tr("btn.start"), Start()),
+            ]
         )
     return Content("\n".join(lines), InlineKeyboardMarkup(rows))
 

@@ -3,7 +3,9 @@
 Telegram allows about 20 messages (edits included) a minute in a group and about one a second in a
 private chat. Rather than bursting and then stalling, the outbox spaces calls to each chat evenly;
 while a call waits its turn, newer content for the same message replaces the older, so quick play
-costs few calls and the last state always arrives.
+costs few calls and the last state always arrives. Telegram counts what the bot sends from all its
+processes: with a shared ``budget`` (bot/storage/budget.py, token buckets in Redis) each call also
+waits its turn there, so N instances together stay within the limits one would.
 
 Faults: a 429 is waited out for its ``retry_after``; a 5xx or a network error (Telegram did not apply
 the call) is retried with exponential backoff. A *timed-out* send is not repeated: the request
@@ -37,6 +39,8 @@ from telegram.error import (
     TelegramError,
     TimedOut,
 )
+
+from bot.storage.budget import Budget
 
 _LOG = logging.getLogger(__name__)
 MAX_REMEMBERED = 20_000
@@ -117,7 +121,7 @@ class Sent:
 
 @dataclass
 class _Op:
-    kind: str  # "edit", "send" or "photo"
+    kind: str  # "edit", "send", "photo" or "delete"
     chat_id: int
     content: Content
     message_id: int | None = None
@@ -141,15 +145,27 @@ class _Chat:
     task: asyncio.Task[None] | None = None
 
 
+#: Calls logged per chat, and chats logged, at most (the oldest are forgotten first).
+CALLS_KEPT = 100
+CHATS_LOGGED = 10_000
+
+
 @dataclass
 class CallLog:
-    """Calls made per chat (for the bench and the tests)."""
+    """The latest calls made per chat (for the bench and the tests), bounded in both directions."""
 
-    calls: dict[int, list[float]] = field(default_factory=dict)
+    calls: OrderedDict[int, deque[float]] = field(default_factory=OrderedDict)
 
     def add(self, chat_id: int, at: float) -> None:
         """Log a call to ``chat_id`` at time ``at``."""
-        self.calls.setdefault(chat_id, []).append(at)
+        found = self.calls.get(chat_id)
+        if found is None:
+            found = self.calls[chat_id] = deque(maxlen=CALLS_KEPT)
+            if len(self.calls) > CHATS_LOGGED:
+                self.calls.popitem(last=False)
+        else:
+            self.calls.move_to_end(chat_id)
+        found.append(at)
 
 
 class Outbox:
@@ -162,10 +178,14 @@ class Outbox:
         limits: Limits | None = None,
         pace: Pace | None = None,
         on_error: Callable[[BaseException], Awaitable[None]] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.bot = bot
         self.limits = limits or Limits()
         self.pace: Pace = pace or LoopPace()
+        #: The Telegram budget shared with the bot's other processes (bot/storage/budget.py), asked
+        #: after this process's own pacing before each call; None: this process paces alone.
+        self.budget = budget
         self.log = CallLog()
         self._chats: dict[int, _Chat] = {}
         self._sent: dict[tuple[int, int], Content] = {}
@@ -229,6 +249,23 @@ class Outbox:
     ) -> Sent:
         """Send a picture with a caption."""
         return await self._enqueue(_Op("photo", chat_id, caption, thread_id=thread_id, photo=photo))
+
+    def delete(self, chat_id: int, message_id: int) -> asyncio.Future[Sent]:
+        """Delete a message when the chat's turn comes (a leftover: a reminder no longer due).
+
+        Not awaited by the caller; an edit of the message still waiting is dropped.
+        """
+        chat_id = self._moved.get(chat_id, chat_id)
+        chat = self._chats.setdefault(chat_id, _Chat())
+        waiting = chat.edits.pop(message_id, None)
+        if waiting is not None:
+            chat.queue.remove(waiting)
+            _settle(waiting, Sent(None))
+        op = _Op("delete", chat_id, Content(""), message_id=message_id)
+        op.future = asyncio.get_running_loop().create_future()
+        chat.queue.append(op)
+        self._wake(chat_id, chat)
+        return op.future
 
     def post(
         self,
@@ -360,6 +397,11 @@ class Outbox:
         at = max(chat.next_at, self._global_at, now)
         if at > now:
             await self.pace.sleep(at - now)
+        if self.budget is not None:
+            shared = self.limits.global_interval
+            await self.budget.turn(
+                chat_id, chat_interval=interval, global_interval=shared, sleep=self.pace.sleep
+            )
         now = max(self.pace.now(), at)
         chat.next_at = now + interval
         chat.last_at = now
@@ -396,7 +438,7 @@ class Outbox:
                 op.chat_id = e.new_chat_id
                 continue
             except TimedOut as e:
-                if op.kind != "edit":
+                if op.kind in ("send", "photo"):  # an edit or a delete is safe to repeat
                     _LOG.warning("%s in chat %s timed out; not repeated: %s", op.kind, op.chat_id, e)
                     return Sent(None, uncertain=True)
                 _LOG.info("an edit in chat %s timed out; retrying in %s s", op.chat_id, backoff)
@@ -431,6 +473,11 @@ class Outbox:
         kwargs: dict[str, Any] = {"parse_mode": ParseMode.HTML, "reply_markup": op.content.markup}
         if op.reply_to is not None:
             kwargs["reply_parameters"] = ReplyParameters(op.reply_to, allow_sending_without_reply=True)
+        if op.kind == "delete":
+            assert op.message_id is not None
+            await self.bot.delete_message(op.chat_id, op.message_id)
+            self._sent.pop((op.chat_id, op.message_id), None)
+            return Sent(op.message_id)
         if op.kind == "edit":
             assert op.message_id is not None
             if isinstance(self.bot, Bot):

@@ -1,4 +1,9 @@
-"""Every button tap: decode, check it belongs to this person and deal, apply, save, render."""
+"""Every button tap: decode, check it belongs to this person and deal, apply, save, render.
+
+A tap is read by the codec (:meth:`~bot.handlers.codec.Codec.read`) into a typed payload and routed
+by its type; a move goes through the table use case (:meth:`~bot.handlers.usecase.Tables.run`) and
+its snapshot is handed to the renderers.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +11,35 @@ import logging
 import random
 import secrets
 import time
+from html import escape
 
 from telegram import Chat, Update
 
-from bot.engine import Action, Card, ExchangeGive, IllegalMoveError, KozelError, Phase, Play
+from bot.engine import ExchangeGive, IllegalMoveError, Phase, Play
 from bot.engine.errors import Reason
-from bot.handlers import game
-from bot.handlers.codec import BadData, Button
+from bot.handlers.codec import (
+    LOBBY,
+    Act,
+    Back,
+    BadData,
+    Button,
+    Held,
+    Language,
+    OnTimeout,
+    Rematch,
+    Tick,
+    TurnTime,
+)
 from bot.handlers.commands import language_tap
 from bot.handlers.common import Context, alert, quiet_answer, services, user_tr
-from bot.handlers.game import Progress, Refusal
+from bot.handlers.game import Notice, Progress, Refusal, decided_himself
 from bot.handlers.hand_view import picked
-from bot.handlers.lobby import LOBBY_PAYLOADS, lobby_tap
+from bot.handlers.lobby import lobby_tap
+from bot.handlers.outbox import Content
 from bot.handlers.services import Services, TableKey, taken_at
 from bot.handlers.settings_menu import settings_tap
-from bot.handlers.timers import back_tap, decided_himself
+from bot.handlers.usecase import Change
+from bot.handlers.words import SUIT_SYMBOLS
 from bot.storage import MatchState, StaleWrite, Table
 from bot.storage.models import Picking
 
@@ -35,6 +54,7 @@ REASON_KEYS: dict[Reason, str] = {
     Reason.FIRST_LEAD: "alert.first_lead",
     Reason.TRUMP_LEAD: "alert.lead_rule",
     Reason.MUST_FOLLOW: "alert.must_follow",
+    Reason.MUST_FOLLOW_TRUMP: "alert.must_follow_trump",
     Reason.MUST_TRUMP: "alert.must_trump",
     Reason.BY_THE_LAST: "alert.by_the_last",
     Reason.NOT_ALLOWED: "alert.illegal",
@@ -46,6 +66,13 @@ def reason_key(error: IllegalMoveError) -> str:
     return REASON_KEYS.get(error.reason, "alert.illegal")
 
 
+def refusal_of(error: IllegalMoveError) -> Refusal:
+    """The alert for an engine refusal, naming what is required (the suit to follow)."""
+    if error.reason is Reason.MUST_FOLLOW and error.suit is not None:
+        return Refusal("alert.must_follow_suit", suit=SUIT_SYMBOLS[error.suit])
+    return Refusal(reason_key(error))
+
+
 async def on_tap(update: Update, context: Context) -> None:
     """Route a callback query by its payload; bad input gets a short alert and changes nothing."""
     query = update.callback_query
@@ -54,26 +81,28 @@ async def on_tap(update: Update, context: Context) -> None:
     svc = services(context)
     try:
         try:
-            button = svc.codec.unpack(query.data)
+            button, payload = svc.codec.read(query.data)
         except BadData:
             raise Refusal("alert.unknown_button") from None
-        op = button.payload[0]
-        if op in LOBBY_PAYLOADS:
-            await lobby_tap(query, button, svc, context)
-        elif op in "AX":
-            await play_tap(update, button, svc, taken_at(context))
-        elif op == "M":
+        if isinstance(payload, LOBBY):
+            await lobby_tap(query, button, payload, svc, context)
+        elif isinstance(payload, Act | Held):
+            await play_tap(update, button, payload, svc, taken_at(context))
+        elif isinstance(payload, Tick):
+            await pick_tap(update, button, payload, svc)
+        elif isinstance(payload, Rematch):
             await rematch_tap(update, button, svc)
-        elif op == "N":
-            await language_tap(update, button, svc, context)
-        elif op == "C":
-            await pick_tap(update, button, svc)
-        elif op == "T":
-            await settings_tap(update, button, svc)
-        elif op == "Y":
+        elif isinstance(payload, Language):
+            await language_tap(update, button, payload, svc, context)
+        elif isinstance(payload, TurnTime | OnTimeout):
+            await settings_tap(update, button, payload, svc)
+        elif isinstance(payload, Back):
             await back_tap(update, button, svc)
-        else:
+        else:  # pragma: no cover - every payload type is routed above
             raise Refusal("alert.unknown_button")
+    except Notice as notice:  # a harmless repeat: a toast, nothing to read and dismiss
+        tr = await user_tr(svc, query.from_user)
+        await quiet_answer(query, tr(notice.key, **notice.values))
     except Refusal as refusal:
         tr = await user_tr(svc, query.from_user)
         await alert(query, tr(refusal.key, **refusal.values))
@@ -82,7 +111,9 @@ async def on_tap(update: Update, context: Context) -> None:
         await alert(query, tr("alert.busy"))
 
 
-async def play_tap(update: Update, button: Button, svc: Services, started: float | None = None) -> None:
+async def play_tap(
+    update: Update, button: Button, payload: Act | Held, svc: Services, started: float | None = None
+) -> None:
     """A card or a decision in a player's DM; ``started``: when the update was taken (for handling times)."""
     started = time.perf_counter() if started is None else started
     query = update.callback_query
@@ -91,15 +122,12 @@ async def play_tap(update: Update, button: Button, svc: Services, started: float
     user = query.from_user
     if chat is None or chat.type != Chat.PRIVATE or chat.id != user.id:
         raise Refusal("alert.unknown_button")
-    try:
-        action = game.decode_action(button.payload[1:]) if button.payload[0] == "A" else None
-        if action is None:
-            action = Play(Card.parse(button.payload[1:]))
-    except KozelError:
-        raise Refusal("alert.unknown_button") from None
+    # A card that may not be played now is tried anyway: the engine says why not.
+    action = payload.action if isinstance(payload, Act) else Play(payload.card)
     key: TableKey = (button.chat_id, button.thread_id)
 
-    def change(table: Table | None) -> Progress:
+    def change(c: Change) -> Progress:
+        table = c.table
         if table is None or table.table_id != button.table_id:
             raise Refusal("alert.stale")
         if table.status != "playing" or table.match is None or table.match.deal_seq != button.deal_seq:
@@ -108,26 +136,31 @@ async def play_tap(update: Update, button: Button, svc: Services, started: float
         if seat is None:
             raise Refusal("alert.not_seated")
         try:
-            progress = game.apply(table, seat, action, svc.rng)
+            progress = c.play(seat, action)
         except IllegalMoveError as e:
-            if _played_before(table, seat, action):
-                # A second tap on a card (its keyboard not yet updated): the card, not the turn, is why.
-                raise Refusal("alert.already_played") from None
-            raise Refusal(reason_key(e)) from None
+            moves = c.deal.moves if c.deal is not None else []
+            # A second tap (its keyboard not yet updated) is a harmless repeat: a toast, not an
+            # alert to dismiss. For a card, the card (not the turn) is why.
+            if isinstance(action, Play) and (seat, action) in moves:
+                raise Notice("alert.already_played") from None
+            own = [a for s, a in moves if s == seat]
+            if own and own[-1] == action:
+                raise Notice("alert.already_done") from None
+            raise refusal_of(e) from None
         if table.match is not None:
             table.match.picking = None  # a choice in progress ends with any move
         decided_himself(table, seat)  # turn timers: no longer away, timeouts in a row start over
         return progress
 
-    table, progress = await svc.transact(key, change)
-    assert table is not None
-    await svc.after_change(table, progress, taken=started)
+    snap, _ = await svc.run(key, change, taken=started)
+    assert snap is not None
+    await svc.publish(snap)
     # The handling time of a move, network excluded: the answer below is the first Telegram call.
     svc.stats.tap_times.append(time.perf_counter() - started)
     await quiet_answer(query)
 
 
-async def pick_tap(update: Update, button: Button, svc: Services) -> None:
+async def pick_tap(update: Update, button: Button, payload: Tick, svc: Services) -> None:
     """A card ticked or unticked in a choice of several (the exchange's give), kept in the table.
 
     ``C`` alone (the confirm button before the count is right) only says how many to tick. A tick
@@ -139,14 +172,11 @@ async def pick_tap(update: Update, button: Button, svc: Services) -> None:
     user = query.from_user
     if chat is None or chat.type != Chat.PRIVATE or chat.id != user.id:
         raise Refusal("alert.unknown_button")
-    code = button.payload[1:]
-    try:
-        card = Card.parse(code) if code else None
-    except KozelError:
-        raise Refusal("alert.unknown_button") from None
+    card = payload.card
     key: TableKey = (button.chat_id, button.thread_id)
 
-    def change(table: Table | None) -> None:
+    def change(c: Change) -> None:
+        table = c.table
         if table is None or table.table_id != button.table_id:
             raise Refusal("alert.stale")
         m = table.match
@@ -155,7 +185,7 @@ async def pick_tap(update: Update, button: Button, svc: Services) -> None:
         seat = table.seat_of(user.id)
         if seat is None:
             raise Refusal("alert.not_seated")
-        deal = game.deal_of(table)
+        deal = c.deal
         if deal is None or deal.to_act != seat:
             raise Refusal("alert.not_your_turn")
         gives = [a for a in deal.legal_actions(seat) if isinstance(a, ExchangeGive)]
@@ -183,16 +213,10 @@ async def pick_tap(update: Update, button: Button, svc: Services) -> None:
         )
         decided_himself(table, seat)
 
-    table, _ = await svc.transact(key, change)
-    assert table is not None
-    await svc.after_change(table, None)
+    snap, _ = await svc.run(key, change)
+    assert snap is not None
+    await svc.publish(snap)
     await quiet_answer(query)
-
-
-def _played_before(table: Table, seat: int, action: Action) -> bool:
-    """Whether ``seat`` has already played the card of ``action`` in this deal (a second tap on it)."""
-    deal = game.deal_of(table)
-    return isinstance(action, Play) and deal is not None and (seat, action) in deal.moves
 
 
 async def rematch_tap(update: Update, button: Button, svc: Services) -> None:
@@ -206,7 +230,8 @@ async def rematch_tap(update: Update, button: Button, svc: Services) -> None:
         raise Refusal("alert.unknown_button")
     bits = svc.rng.getrandbits(64)
 
-    def change(table: Table | None) -> Progress:
+    def change(c: Change) -> Progress:
+        table = c.table
         if table is None or table.table_id != button.table_id or table.status != "over":
             raise Refusal("alert.stale")
         if table.seat_of(user.id) is None:
@@ -218,10 +243,41 @@ async def rematch_tap(update: Update, button: Button, svc: Services) -> None:
         table.hand_messages = {}
         table.dm_failed = []
         table.pending_summaries = []  # indices into the finished match's deals
-        return game.start_match(table, random.Random(bits))
+        return c.start(random.Random(bits))
 
-    table, progress = await svc.transact(key, change)
+    snap, _ = await svc.run(key, change)
     await quiet_answer(query)
-    assert table is not None
+    assert snap is not None
     # The old summary keeps its button: a second tap finds the match gone and says so.
-    await svc.after_change(table, progress)
+    await svc.publish(snap)
+
+
+async def back_tap(update: Update, button: Button, svc: Services) -> None:
+    """ "I'm back": the person decides for their seat again (the tap may come from the group or the DM)."""
+    query = update.callback_query
+    assert query is not None
+    user = query.from_user
+
+    def change(table: Table | None) -> bool:
+        if table is None or table.table_id != button.table_id or table.status != "playing":
+            raise Refusal("alert.stale")
+        seat = table.seat_of(user.id)
+        if seat is None:
+            raise Refusal("alert.not_seated")
+        was_away = seat in table.away
+        decided_himself(table, seat)
+        return was_away
+
+    snap, was_away = await svc.run((button.chat_id, button.thread_id), lambda c: change(c.table))
+    tr = await user_tr(svc, user)
+    await quiet_answer(query, tr("timer.back_toast"))
+    assert snap is not None
+    if not was_away:
+        return
+    if query.message is not None:
+        lang_tr = tr if query.message.chat.id == user.id else await svc.presenter.group_tr(snap.table.chat_id)
+        name = escape(user.first_name)
+        svc.outbox.edit(
+            query.message.chat.id, query.message.message_id, Content(lang_tr("timer.back", name=name))
+        )
+    await svc.publish(snap)

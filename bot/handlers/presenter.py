@@ -18,15 +18,19 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import Phase
-from bot.handlers.game import FinishedDeal, Progress, deal_of
+from bot.handlers.codec import Link
+from bot.handlers.core import Core, TableKey, key_of
+from bot.handlers.game import FinishedDeal, Progress
 from bot.handlers.hand_view import finished_hand_content, hand_content
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content
-from bot.handlers.services import Services, TableKey
 from bot.handlers.table_view import live_content, summary_content
+from bot.handlers.usecase import Snapshot, Tables
 from bot.handlers.words import seat_name
 from bot.storage import Seat, Table
+
+__all__ = ["Presenter", "key_of", "message_chat"]
 
 _LOG = logging.getLogger(__name__)
 LANG_CACHE_SECONDS = 30.0
@@ -40,7 +44,7 @@ GONE_KEPT = 10_000
 
 @dataclass
 class _View:
-    table: Table
+    snap: Snapshot
     finished: list[FinishedDeal] = field(default_factory=list)
     dirty: bool = True
     task: asyncio.Task[None] | None = None
@@ -49,17 +53,17 @@ class _View:
     #: When the updates behind the snapshots not yet rendered were taken (timed for the bench).
     taken: list[float] = field(default_factory=list)
 
-
-def key_of(table: Table) -> TableKey:
-    """The storage key of a table: its chat and forum topic."""
-    return (table.chat_id, table.thread_id)
+    @property
+    def table(self) -> Table:
+        return self.snap.table
 
 
 class Presenter:
     """See the module docstring."""
 
-    def __init__(self, svc: Services) -> None:
-        self.svc = svc
+    def __init__(self, core: Core, tables: Tables) -> None:
+        self.core = core
+        self.usecase = tables
         self._views: dict[TableKey, _View] = {}
         self._langs: dict[int, tuple[float, str | None]] = {}
         #: (table id, version) of the last snapshot of each table whose view was dropped.
@@ -69,14 +73,21 @@ class Presenter:
         #: Tasks waiting for summary edits to be confirmed (see :meth:`_summarize`).
         self._confirming: set[asyncio.Task[None]] = set()
 
-    def show(self, table: Table, progress: Progress | None = None, *, taken: float | None = None) -> None:
-        """Bring the table's messages up to ``table`` (a newer snapshot wins over an older one).
+    def show(
+        self, shown: Snapshot | Table, progress: Progress | None = None, *, taken: float | None = None
+    ) -> None:
+        """Bring the table's messages up to a snapshot (a newer snapshot wins over an older one).
 
         A view is kept only while its table is live: it is dropped once a finished match (or a
         deleted table) has been rendered, and a late snapshot of that table no newer than the last
-        one shown is ignored. ``taken``: when the update behind this snapshot was taken; the time
-        until its messages are queued goes to ``Stats.queued_times``.
+        one shown is ignored. A snapshot's ``taken`` (or ``taken`` here): when the update behind it
+        was taken; the time until its messages are queued goes to ``Stats.queued_times``. A table
+        given as it is stored is shown through :meth:`Tables.snapshot` (its deal from the cache).
         """
+        snap = shown if isinstance(shown, Snapshot) else self.usecase.snapshot(shown)
+        progress = progress or snap.progress
+        taken = snap.taken if taken is None else taken
+        table = snap.table
         key = key_of(table)
         view = self._views.get(key)
         if view is None:
@@ -85,11 +96,11 @@ class Presenter:
                 if gone[0] == table.table_id and table.version <= gone[1]:
                     return
                 del self._gone[key]
-            view = self._views[key] = _View(table)
+            view = self._views[key] = _View(snap)
         elif table.table_id != view.table.table_id:
-            view.table, view.gone = table, False
+            view.snap, view.gone = snap, False
         elif table.version >= view.table.version:
-            view.table = table
+            view.snap = snap
         if progress is not None:
             view.finished.extend(progress.finished)
         if taken is not None:
@@ -122,7 +133,7 @@ class Presenter:
         if view is None or view.table.table_id != table.table_id:
             return
         if table.version > view.table.version:
-            view.table = table
+            view.snap = self.usecase.snapshot(table)
         if view.task is None or view.task.done():
             self._drop(key, view)
         else:
@@ -149,13 +160,17 @@ class Presenter:
         assert seat.user_id is not None
         return Tr(pick_lang(await self._lang(seat.user_id, group=False), seat.lang))
 
+    async def lang_of(self, user_id: int) -> str | None:
+        """The language a person chose (``/language``), if any, read at most every few seconds."""
+        return await self._lang(user_id, group=False)
+
     async def _lang(self, chat_id: int, *, group: bool) -> str | None:
         # Every render needs five languages; a few seconds' staleness after /language is fine.
         now = time.monotonic()
         cached = self._langs.get(chat_id)
         if cached is not None and cached[0] > now:
             return cached[1]
-        storage = self.svc.storage
+        storage = self.core.storage
         lang = (
             (await storage.chat_settings(chat_id)).lang
             if group
@@ -194,8 +209,9 @@ class Presenter:
             self._drop(key, view)
 
     async def _render(self, key: TableKey, view: _View) -> None:
-        table = view.table
-        outbox, codec = self.svc.outbox, self.svc.codec
+        snap = view.snap
+        table = snap.table
+        outbox, codec = self.core.outbox, self.core.codec
         tr = await self.group_tr(table.chat_id)
         while view.finished:
             fin = view.finished.pop(0)
@@ -209,7 +225,7 @@ class Presenter:
             if table.lobby_message_id is not None:
                 outbox.edit(table.chat_id, table.lobby_message_id, lobby_content(tr, codec, table))
             return
-        deal = deal_of(table)
+        deal = snap.deal
         if deal is None or table.match is None:
             return
         seq = table.match.deal_seq
@@ -250,7 +266,7 @@ class Presenter:
         """The render has queued what it can without waiting for Telegram: time the updates behind it."""
         if view.taken:
             now = time.perf_counter()
-            self.svc.stats.queued_times.extend(now - t for t in view.taken)
+            self.core.stats.queued_times.extend(now - t for t in view.taken)
             view.taken.clear()
 
     async def _summarize(self, key: TableKey, table: Table, fin: FinishedDeal, tr: Tr) -> None:
@@ -268,7 +284,7 @@ class Presenter:
             self._summarized.popitem(last=False)
         edits: list[tuple[int, int, Content]] = []
         if fin.table_message_id is not None:
-            content = summary_content(tr, self.svc.codec, table, fin.index)
+            content = summary_content(tr, self.core.codec, table, fin.index)
             edits.append((table.chat_id, fin.table_message_id, content))
         for seat, message_id in fin.hand_messages.items():
             person = table.seats[seat]
@@ -278,7 +294,7 @@ class Presenter:
                 edits.append((person.user_id, message_id, content))
         for chat_id, message_id, content in edits:
             # Queued now, ahead of the next deal's messages; the task only waits for them.
-            self.svc.outbox.edit(chat_id, message_id, content)
+            self.core.outbox.edit(chat_id, message_id, content)
         task = asyncio.create_task(
             self._confirm(key, table.table_id, fin.index, edits), name=f"summary {key} {fin.index}"
         )
@@ -290,7 +306,7 @@ class Presenter:
     ) -> None:
         """Wait for a summary's edits, then drop its pending mark from the stored table."""
         # A refused edit counts as done: trying it again after a restart would not help.
-        await asyncio.gather(*(self.svc.outbox.edited(*edit) for edit in edits))
+        await asyncio.gather(*(self.core.outbox.edited(*edit) for edit in edits))
 
         def change(table: Table | None) -> None:
             if table is not None and table.table_id == table_id:
@@ -299,7 +315,7 @@ class Presenter:
         pause = STORAGE_RETRY
         while True:
             try:
-                await self.svc.transact(key, change)
+                await self.usecase.transact(key, change)
                 return
             except (RedisConnectionError, RedisTimeoutError) as e:
                 _LOG.warning("confirming the summary of table %s waits for storage: %s", key, e)
@@ -330,7 +346,7 @@ class Presenter:
         pause = STORAGE_RETRY
         while True:
             try:
-                table, ok = await self.svc.transact(key, change)
+                snap, ok = await self.usecase.run(key, lambda c: change(c.table))
                 break
             except (RedisConnectionError, RedisTimeoutError) as e:
                 # The message is out: keep its id once Redis is back, or the next render sends another.
@@ -339,11 +355,11 @@ class Presenter:
                 pause = min(pause * 2, STORAGE_RETRY_CAP)
         if not ok:
             # The deal ended before its message was shown: don't leave a live-looking keyboard behind.
-            chat = key[0] if seat is None else message_chat(table, seat)
+            chat = key[0] if seat is None else message_chat(snap.table if snap else None, seat)
             if chat is not None:
-                self.svc.outbox.edit(chat, message_id, Content(tr("deal.gone")))
-        elif table is not None:
-            self.show(table)
+                self.core.outbox.edit(chat, message_id, Content(tr("deal.gone")))
+        elif snap is not None:
+            self.show(snap)
 
     async def _dm_failed(self, key: TableKey, seq: int, seat: int, tr: Tr) -> None:
         """The player blocked the bot or never started it: tell the group once, with a way to fix it."""
@@ -354,15 +370,14 @@ class Presenter:
             table.dm_failed.append(seat)
             return True
 
-        table, ok = await self.svc.transact(key, change)
+        table, ok = await self.usecase.transact(key, change)
         if not ok or table is None:
             return
-        link = self.svc.deep_link(
-            self.svc.codec.pack_link("h", table.chat_id, table.thread_id, table.table_id)
-        )
+        codec = self.core.codec
+        link = self.core.deep_link(codec.link(Link("hand", table.chat_id, table.thread_id, table.table_id)))
         markup = InlineKeyboardMarkup([[InlineKeyboardButton(tr("btn.open_bot"), url=link)]])
         text = tr("dm.forbidden", name=seat_name(tr, table, seat, mention=True))
-        await self.svc.outbox.send(table.chat_id, Content(text, markup), thread_id=table.thread_id)
+        await self.core.outbox.send(table.chat_id, Content(text, markup), thread_id=table.thread_id)
 
 
 def message_chat(table: Table | None, seat: int) -> int | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from telegram import Bot, Chat, ChatMember, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-from bot.handlers.codec import Button
+from bot.handlers.codec import Button, OnTimeout, TurnTime
 from bot.handlers.common import Context, chat_tr, say, services, table_key
 from bot.handlers.game import Refusal
 from bot.handlers.i18n import Tr
@@ -43,15 +43,16 @@ def menu(tr: Tr, svc: Services, chat_id: int, thread_id: int | None, chat: ChatS
     """The menu: the current values, a row of turn times and a row of timeout actions."""
     seconds = svc.settings.turn_time if chat.turn_time is None else chat.turn_time
 
-    def button(label: str, chosen: bool, payload: str) -> InlineKeyboardButton:
-        data = svc.codec.pack(Button(chat_id, thread_id, "0", 0, payload))
+    def button(label: str, chosen: bool, payload: TurnTime | OnTimeout) -> InlineKeyboardButton:
+        data = svc.codec.data(chat_id, thread_id, "0", 0, payload)
         return InlineKeyboardButton(
             tr("settings.chosen", label=label) if chosen else label, callback_data=data
         )
 
-    times = [button(turn_label(tr, t), t == seconds, f"Tt{i}") for i, t in enumerate(TURN_TIMES)]
+    times = [button(turn_label(tr, t), t == seconds, TurnTime(i)) for i, t in enumerate(TURN_TIMES)]
     actions = [
-        button(tr(f"settings.action.{a}"), a == chat.timeout_action, f"Ta{i}") for i, a in enumerate(ACTIONS)
+        button(tr(f"settings.action.{a}"), a == chat.timeout_action, OnTimeout(i))
+        for i, a in enumerate(ACTIONS)
     ]
     text = "\n\n".join((tr("settings.title"), summary(tr, chat, svc), tr("settings.help")))
     return Content(text, InlineKeyboardMarkup([times, actions]))
@@ -80,29 +81,26 @@ async def settings_command(update: Update, context: Context) -> None:
     say(svc, update, content.text, content.markup)
 
 
-async def settings_tap(update: Update, button: Button, svc: Services) -> None:
+async def settings_tap(update: Update, button: Button, payload: TurnTime | OnTimeout, svc: Services) -> None:
     """A tap on the menu: store the choice for the chat and show the menu again."""
     query = update.callback_query
     assert query is not None
     message = query.message
-    what, arg = button.payload[1:2], button.payload[2:]
-    choices = {"t": len(TURN_TIMES), "a": len(ACTIONS)}
+    choices = len(TURN_TIMES) if isinstance(payload, TurnTime) else len(ACTIONS)
     if (
         message is None
         or message.chat.id != button.chat_id
         or message.chat.type == Chat.PRIVATE
-        or what not in choices
-        or not arg.isdigit()
-        or int(arg) >= choices[what]
+        or payload.index >= choices
     ):
         raise Refusal("alert.unknown_button")
     if not await may_change(query.get_bot(), svc, button.chat_id, button.thread_id, query.from_user.id):
         raise Refusal("settings.not_allowed")
     chat = await svc.storage.chat_settings(button.chat_id)
-    if what == "t":
-        chat.turn_time = TURN_TIMES[int(arg)]
+    if isinstance(payload, TurnTime):
+        chat.turn_time = TURN_TIMES[payload.index]
     else:
-        chat.timeout_action = "away" if ACTIONS[int(arg)] == "away" else "bot"
+        chat.timeout_action = "away" if ACTIONS[payload.index] == "away" else "bot"
     await svc.storage.save_chat_settings(button.chat_id, chat)
     tr = await svc.presenter.group_tr(button.chat_id)
     await query.answer(tr("settings.saved"))

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import random
-
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import GOAT_WITH_DRIVERS, PARTNER_OF, Deal, Phase, Trick
-from bot.engine.cards import deck_for
+from bot.engine.cards import Card
+from bot.engine.eggs import EggDraw, egg_number
 from bot.engine.scoring import CATEGORIES
-from bot.handlers.codec import Button, Codec
+from bot.handlers.brag_view import public_brag_lines
+from bot.handlers.codec import Codec, Rematch
 from bot.handlers.game import replay, rules_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
 from bot.handlers.words import card_text, pair_names, seat_name, suit_text, tally_text
 from bot.storage import Table
 
+#: Eggs drawn at most that get a line each; with more, only the sums are shown.
+EGG_LINES = 5
 #: Events of a deal result that get a line of their own, in this order.
 EVENTS = ("queen_caught", "eggs", "doubled", "redeal", "deal_passes", "swap", "last_card_swap", "all_tricks")
 
@@ -79,6 +81,9 @@ def live_content(tr: Tr, table: Table, deal: Deal) -> Content:
         lines.append("")
         lines.append(tr("table.tricks"))
         lines.extend(trick_line(tr, table, i + 1, t) for i, t in enumerate(deal.tricks))
+    brag = public_brag_lines(tr, table, deal)
+    if brag:
+        lines += ["", *brag]
     if deal.phase is Phase.PLAY:
         lines.append("")
         on_table = " · ".join(f"{seat_name(tr, table, s)} {card_text(tr, c)}" for s, c in deal.trick)
@@ -166,13 +171,14 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
     if table.status == "over" and last:
         lines.append("")
         lines.extend(match_over_lines(tr, table))
-        data = codec.pack(Button(table.chat_id, table.thread_id, table.table_id, table.match.deal_seq, "M"))
+        data = codec.data(table.chat_id, table.thread_id, table.table_id, table.match.deal_seq, Rematch())
         markup = InlineKeyboardMarkup([[InlineKeyboardButton(tr("btn.rematch"), callback_data=data)]])
     return Content("\n".join(lines), markup)
 
 
 def match_over_lines(tr: Tr, table: Table) -> list[str]:
-    """The goat (with drivers), and the eggs the losing pair draws."""
+    """The goat (with drivers), and the eggs the losing pair drew (RULES.md §2: a pair of cards per
+    egg, diameter then weight, summed), as drawn once when the match ended."""
     m = table.match
     assert m is not None
     if m.loser is None:
@@ -180,12 +186,18 @@ def match_over_lines(tr: Tr, table: Table) -> list[str]:
     names = pair_names(tr, table, m.loser)
     key = "match.goat_drivers" if m.title == GOAT_WITH_DRIVERS else "match.goat"
     lines = [tr(key, names=names, a=m.penalty[0], b=m.penalty[1])]
-    if m.eggs:
+    if m.eggs and m.egg_cards:
+        draw = EggDraw.of([Card.parse(code) for code in m.egg_cards])
         lines.append(tr.n("match.eggs", m.eggs, names=names))
-        # Seeded by the table so that every re-render tells the same joke.
-        rng = random.Random(f"{table.table_id}:{len(m.deals)}")
-        deck = deck_for(rules_of(table).deck_size)
-        for _ in range(min(m.eggs, 5)):
-            diameter, weight = rng.sample(deck, 2)
-            lines.append(tr("match.egg", d=card_text(tr, diameter), w=card_text(tr, weight)))
+        if len(draw.pairs) <= EGG_LINES:
+            lines.extend(
+                tr("match.egg", d=_egg_card(tr, diameter), w=_egg_card(tr, weight))
+                for diameter, weight in draw.pairs
+            )
+        lines.append(tr("match.egg_sum", d=draw.diameter, w=draw.weight))
     return lines
+
+
+def _egg_card(tr: Tr, c: Card) -> str:
+    """``A♥ (11)``: the card drawn and what it counts for."""
+    return f"{card_text(tr, c)} ({egg_number(c)})"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+from functools import cache
+from pathlib import Path
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from bot.engine.scoring import tally
 
@@ -17,6 +19,36 @@ _BACK = (46, 74, 150)
 _BACK_LINE = (90, 120, 200)
 _PAIR_COLOURS = ((220, 170, 40), (200, 80, 80))
 _CARD_W, _CARD_H = 110, 170
+_NAME = (245, 245, 235)
+#: DejaVu Sans Bold, shipped with the bot (bitstream-vera licence, fonts/LICENSE-DejaVu.txt): Latin and
+#: Cyrillic names on any machine. It has no emoji, so names lose theirs on the picture.
+_FONT_FILE = Path(__file__).resolve().parent / "fonts" / "DejaVuSans-Bold.ttf"
+
+
+@cache
+def _font(size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(_FONT_FILE), size)
+
+
+def drawable(name: str) -> str:
+    """``name`` without what the font cannot draw: emoji and other characters beyond the BMP, and
+    variation selectors and joiners (🤖 Бот №3 → Бот №3)."""
+    kept = "".join(ch for ch in name if ord(ch) <= 0xFFFF and not 0xFE00 <= ord(ch) <= 0xFE0F)
+    kept = kept.replace("\u200d", "")
+    return " ".join(kept.split())
+
+
+def _label(draw: ImageDraw.ImageDraw, text: str, centre: int, width: int) -> None:
+    """``text`` centred over a pair's panel, made smaller (then cut short) until it fits ``width``."""
+    for size in (22, 19, 16, 14):
+        font = _font(size)
+        if draw.textlength(text, font=font) <= width:
+            break
+    else:
+        while text and draw.textlength(text + "…", font=font) > width:
+            text = text[:-1]
+        text += "…"
+    draw.text((centre, 48), text, font=font, fill=_NAME, anchor="mm")
 
 
 def _six(draw: ImageDraw.ImageDraw, x: int, y: int, opened: int) -> None:
@@ -36,15 +68,18 @@ def _six(draw: ImageDraw.ImageDraw, x: int, y: int, opened: int) -> None:
                 draw.line((k, top, min(k + row_h, x + _CARD_W - 5), top + row_h), fill=_BACK_LINE, width=2)
 
 
-def tally_png(penalty: tuple[int, int]) -> bytes:
-    """A PNG of both pairs' tallies for the given penalty points (WIDTH × HEIGHT)."""
+def tally_png(penalty: tuple[int, int], names: tuple[str, str] | None = None) -> bytes:
+    """A PNG of both pairs' tallies for the given penalty points (WIDTH × HEIGHT), each pair's panel
+    headed by its players' ``names`` (emoji left out: :func:`drawable`)."""
     image = Image.new("RGB", (WIDTH, HEIGHT), _FELT)
     draw = ImageDraw.Draw(image)
     panel_w = WIDTH // 2
     for pair in (0, 1):
         left = pair * panel_w
         colour = _PAIR_COLOURS[pair]
-        draw.rectangle((left + 20, 24, left + panel_w - 20, 36), fill=colour)
+        draw.rectangle((left + 20, 24, left + panel_w - 20, 32), fill=colour)
+        if names is not None:
+            _label(draw, drawable(names[pair]), left + panel_w // 2, panel_w - 40)
         first, second = tally(penalty[pair])
         x0 = left + (panel_w - 2 * _CARD_W - 24) // 2
         _six(draw, x0, 70, first)

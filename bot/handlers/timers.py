@@ -28,19 +28,21 @@ from typing import Literal
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.engine import Action, SeatView, view_for
+from bot.engine import view_for
 from bot.handlers import game
-from bot.handlers.bots import player_for
-from bot.handlers.codec import Button
-from bot.handlers.common import Context, quiet_answer, services, user_tr
-from bot.handlers.game import Progress, Refusal
+from bot.handlers.bots import decide
+from bot.handlers.codec import Back
+from bot.handlers.core import Core, Settings, TableKey
+from bot.handlers.game import Progress
+from bot.handlers.leftovers import Leftover, Leftovers
 from bot.handlers.lobby_view import default_level, expired_content
 from bot.handlers.outbox import Content
-from bot.handlers.services import Services, TableKey
+from bot.handlers.presenter import Presenter
+from bot.handlers.usecase import Change, Snapshot, Tables
 from bot.handlers.words import seat_name
-from bot.storage import ChatSettings, StaleWrite, Table
+from bot.storage import ChatSettings, StaleWrite, Table, TimerPlan
 
 _LOG = logging.getLogger(__name__)
 TimerKind = Literal["remind", "timeout", "away", "lobby", "table"]
@@ -106,11 +108,13 @@ class Turn:
     seat: int
 
 
-def turn_of(table: Table) -> Turn | None:
+def turn_of(shown: Snapshot | Table) -> Turn | None:
     """The person (not a bot player) the table waits for, if any."""
+    snap = shown if isinstance(shown, Snapshot) else Snapshot(shown)
+    table = snap.table
     if table.status != "playing" or table.match is None or table.match.current is None:
         return None
-    deal = game.deal_of(table)
+    deal = snap.deal
     if deal is None or deal.to_act is None:
         return None
     seat = table.seats[deal.to_act]
@@ -123,15 +127,16 @@ def turn_of(table: Table) -> Turn | None:
 TAKEN_TURNS = 4
 
 
-def taken_turn_timers(table: Table) -> list[str]:
+def taken_turn_timers(snap: Snapshot) -> list[str]:
     """The turn timers of the deal's latest decisions (``TAKEN_TURNS``): they could only fire for nothing.
 
     Dropped when the next turn's timers are armed, so a quick game does not leave two stale timers
     per move, each loading its table when it fires (the latest four moves reach back to a person's
     previous turn past three bot players).
     """
+    table = snap.table
     m = table.match
-    deal = game.deal_of(table) if table.status == "playing" and m is not None else None
+    deal = snap.deal if table.status == "playing" and m is not None else None
     if m is None or deal is None:
         return []
     kinds: tuple[TimerKind, ...] = ("remind", "timeout", "away")
@@ -144,16 +149,9 @@ def taken_turn_timers(table: Table) -> list[str]:
     ]
 
 
-def turn_time(chat: ChatSettings, svc: Services) -> int:
+def turn_time(chat: ChatSettings, settings: Settings) -> int:
     """Seconds a person of this chat has for a decision (0: no turn timer)."""
-    return svc.settings.turn_time if chat.turn_time is None else chat.turn_time
-
-
-def decided_himself(table: Table, seat: int) -> None:
-    """A person took a decision: their timeouts in a row start over and they are no longer away."""
-    table.timeouts.pop(seat, None)
-    if seat in table.away:
-        table.away.remove(seat)
+    return settings.turn_time if chat.turn_time is None else chat.turn_time
 
 
 def held_until(table: Table | None, timer: TimerId, span: float, now: float) -> float | None:
@@ -173,65 +171,91 @@ def held_until(table: Table | None, timer: TimerId, span: float, now: float) -> 
 class Timers:
     """Arms the timers of a table after each change, and fires the due ones (see the module docstring)."""
 
-    def __init__(self, svc: Services) -> None:
-        self.svc = svc
+    def __init__(self, core: Core, tables: Tables, presenter: Presenter) -> None:
+        self.core = core
+        self.tables = tables
+        self.presenter = presenter
         self._tasks: set[asyncio.Task[None]] = set()
         #: The timers this process fired lately (tests and logs look at it).
         self.fired: deque[str] = deque(maxlen=1000)
+        #: Reminders and "I'm back" keyboards to tidy once moot (bot/handlers/leftovers.py).
+        self.leftovers = Leftovers(core.outbox)
 
     # ----- arming ------------------------------------------------------------------------------
 
-    async def arm(self, table: Table) -> None:
-        """Make sure the table's expiry is set and, when the deal waits for a person, their turn timers.
+    async def plan(self, snap: Snapshot) -> TimerPlan | None:
+        """The timers the table needs in this state (None: none), armed with the save that makes it.
 
         A turn's timers are armed once: while its timeout is pending, another change of the table
         (someone's /leave, a message id saved) leaves them as they are. An expiry timer is set once
         per table and moved on when it fires early; a timer of an earlier turn does nothing when it
-        fires. Also called for every table at start, which restores timers lost with a process.
+        fires. The timers of the turns just taken are dropped (:func:`taken_turn_timers`).
         """
-        svc = self.svc
+        core = self.core
+        table = snap.table
         key = (table.chat_id, table.thread_id)
         due: dict[str, float] = {}
         unless: str | None = None
         drop: list[str] = []
         if table.status == "lobby":
-            due[TimerId("lobby", *key, table.table_id).pack()] = table.updated_at + svc.settings.lobby_ttl
+            due[TimerId("lobby", *key, table.table_id).pack()] = table.updated_at + core.settings.lobby_ttl
         elif table.status == "playing":
-            due[TimerId("table", *key, table.table_id).pack()] = table.updated_at + svc.settings.table_ttl
-            drop = taken_turn_timers(table)
-            turn = turn_of(table)
+            due[TimerId("table", *key, table.table_id).pack()] = table.updated_at + core.settings.table_ttl
+            drop = taken_turn_timers(snap)
+            turn = turn_of(snap)
             if turn is not None:
-                now = svc.settings.clock()
+                now = core.settings.clock()
                 named = {
                     kind: TimerId(kind, *key, table.table_id, turn.deal_seq, turn.moves, turn.seat).pack()
                     for kind in _KINDS
                 }
                 if turn.seat in table.away:
-                    due[named["away"]] = now + svc.settings.bot_delay
+                    due[named["away"]] = now + core.settings.bot_delay
                 else:
-                    seconds = turn_time(await svc.storage.chat_settings(table.chat_id), svc)
+                    seconds = turn_time(await core.storage.chat_settings(table.chat_id), core.settings)
                     if seconds > 0:
                         unless = named["timeout"]
                         due[named["remind"]] = now + seconds / 2
                         due[named["timeout"]] = now + seconds
-        await svc.storage.add_timers(due, unless=unless, drop=drop)
+        if not due and not drop:
+            return None
+        return TimerPlan(due, unless, drop)
 
-    def arm_soon(self, table: Table) -> None:
-        """:meth:`arm` in the background, so a tap's answer does not wait for it (after every change)."""
-        task = asyncio.create_task(self._arm_logged(table), name=f"arm {table.chat_id}")
+    async def arm(self, shown: Table | Snapshot) -> None:
+        """Make sure the table's expiry is set and, when the deal waits for a person, their turn timers.
+
+        A change made through the table use case arms them with its save (:meth:`plan`); this is for
+        the others, and for every table at start, which restores timers lost with a process.
+        """
+        snap = shown if isinstance(shown, Snapshot) else self.tables.snapshot(shown)
+        plan = await self.plan(snap)
+        if plan is not None:
+            await self.core.storage.add_timers(plan.due, unless=plan.unless, drop=plan.drop)
+
+    def show(self, snap: Snapshot) -> None:
+        """A table changed: arm its timers, unless its save did; tidy reminders and keyboards now moot."""
+        turn = turn_of(snap)
+        self.leftovers.tidy(snap.table, (turn.deal_seq, turn.moves, turn.seat) if turn is not None else None)
+        if not snap.armed:
+            self.arm_soon(snap)
+
+    def arm_soon(self, table: Table | Snapshot) -> None:
+        """:meth:`arm` in the background, so a tap's answer does not wait for it."""
+        task = asyncio.create_task(self._arm_logged(table), name="arm")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _arm_logged(self, table: Table) -> None:
+    async def _arm_logged(self, table: Table | Snapshot) -> None:
         try:
             await self.arm(table)
         except Exception:  # storage trouble: the next change, or the next start, arms it again
-            _LOG.exception("could not arm the timers of table %s", table.table_id)
+            t = table.table if isinstance(table, Snapshot) else table
+            _LOG.exception("could not arm the timers of table %s", t.table_id)
 
     async def resume(self) -> int:
         """After a start: make sure every table has its timers (lost ones, or tables older than timers)."""
         count = 0
-        async for table in self.svc.storage.tables():
+        async for table in self.core.storage.tables():
             if table.status != "over":
                 await self.arm(table)
                 count += 1
@@ -245,8 +269,8 @@ class Timers:
         A claim is a lease (``Settings.timer_lease``): a timer claimed by a process that dies before
         it has fired is due again once the lease ends, and the next claim (of any process) takes it.
         """
-        settings = self.svc.settings
-        claimed = await self.svc.storage.claim_timers(
+        settings = self.core.settings
+        claimed = await self.core.storage.claim_timers(
             settings.clock(), CLAIM_BATCH, lease=settings.timer_lease
         )
         for member in claimed:
@@ -259,12 +283,12 @@ class Timers:
         """:meth:`fire` a claimed timer, then release its lease; nothing escapes the task."""
         try:
             await self.fire(member)
-            await self.svc.storage.finish_timer(member)
+            await self.core.storage.finish_timer(member)
         except asyncio.CancelledError:
             raise
         except Exception as e:
             # Storage down even for the retry: the lease ends and the timer is due again then.
-            _LOG.warning("timer %s left to its lease (%s s): %s", member, self.svc.settings.timer_lease, e)
+            _LOG.warning("timer %s left to its lease (%s s): %s", member, self.core.settings.timer_lease, e)
 
     async def idle(self) -> None:
         """Wait until every timer armed or fired so far has done its work (tests)."""
@@ -297,63 +321,72 @@ class Timers:
             # Redis down: one line, not a traceback. If the retry cannot be stored either, it
             # raises: the task (tick) logs that one line instead and leaves the timer to its lease.
             if timer.kind != "remind":
-                await self.svc.storage.add_timers({member: self.svc.settings.clock() + RETRY_SECONDS})
+                await self.core.storage.add_timers({member: self.core.settings.clock() + RETRY_SECONDS})
             _LOG.warning("timer %s waits for storage (%s); trying again in %s s", member, e, RETRY_SECONDS)
         except Exception:
             # A table too busy, or a bug: try again shortly rather than let the turn hang.
             _LOG.exception("timer %s failed; trying again in %s s", member, RETRY_SECONDS)
             if timer.kind != "remind":
-                await self.svc.storage.add_timers({member: self.svc.settings.clock() + RETRY_SECONDS})
+                await self.core.storage.add_timers({member: self.core.settings.clock() + RETRY_SECONDS})
 
-    def _current(self, table: Table | None, timer: TimerId) -> Turn | None:
+    def _current(self, shown: Snapshot | Table | None, timer: TimerId) -> Turn | None:
         """The turn ``timer`` was set for, if the table still waits for it."""
-        if table is None or table.table_id != timer.table_id:
+        if shown is None:
             return None
-        turn = turn_of(table)
+        snap = shown if isinstance(shown, Snapshot) else self.tables.snapshot(shown)
+        table = snap.table
+        if table.table_id != timer.table_id:
+            return None
+        turn = turn_of(snap)
         if turn is None or turn != Turn(timer.deal_seq, timer.moves, timer.seat):
             return None
         # An away seat's decisions are the ``away`` timer's; a person back again has a fresh timeout.
         return turn if (timer.seat in table.away) == (timer.kind == "away") else None
 
     async def _remind(self, timer: TimerId) -> None:
-        svc = self.svc
-        table = await svc.storage.load_table(*timer.key)
-        if self._current(table, timer) is None:
+        core = self.core
+        snap = await self.tables.load(timer.key)
+        if snap is None or self._current(snap, timer) is None:
             return
-        assert table is not None
+        table = snap.table
         person = table.seats[timer.seat]
         assert person is not None and person.user_id is not None
-        seconds = turn_time(await svc.storage.chat_settings(table.chat_id), svc)
+        seconds = turn_time(await core.storage.chat_settings(table.chat_id), core.settings)
         if await self._held(table, timer, seconds / 2):
             return
-        tr = await svc.presenter.user_tr(person)
+        tr = await self.presenter.user_tr(person)
         text = tr("timer.reminder", chat=escape(table.chat_title), seconds=math.ceil(seconds / 2))
-        await svc.outbox.send(person.user_id, Content(text))
+        sent = await core.outbox.send(person.user_id, Content(text))
+        if sent.message_id is not None:  # deleted once the decision is taken or the game ends
+            turn = (timer.deal_seq, timer.moves, timer.seat)
+            item = Leftover(table.table_id, timer.seat, person.user_id, sent.message_id, turn=turn)
+            self.leftovers.add(timer.key, item)
 
     async def _timeout(self, timer: TimerId) -> None:
-        svc = self.svc
-        table = await svc.storage.load_table(*timer.key)
-        if self._current(table, timer) is None:
+        core = self.core
+        snap = await self.tables.load(timer.key)
+        table = snap.table if snap is not None else None
+        if snap is None or table is None or self._current(snap, timer) is None:
             return
-        assert table is not None
-        chat = await svc.storage.chat_settings(table.chat_id)
-        seconds = turn_time(chat, svc)
+        chat = await core.storage.chat_settings(table.chat_id)
+        seconds = turn_time(chat, core.settings)
         if await self._held(table, timer, seconds):
             return
-        deal = game.deal_of(table)
+        deal = snap.deal
         assert deal is not None
-        action = await self._decide(view_for(deal, timer.seat))
+        rng = random.Random(core.rng.getrandbits(64))
+        action = await decide(default_level(), view_for(deal, timer.seat), rng, core.executor)
         at_once = chat.timeout_action == "away"
 
-        def change(stored: Table | None) -> tuple[Progress, str | None] | None:
+        def change(c: Change) -> tuple[Progress, str | None] | None:
             # Only if the turn is still the one timed out: the person may have decided meanwhile,
             # or ticked a card while the bot thought (then the timer is set again below).
-            if self._current(stored, timer) is None:
+            stored = c.table
+            if stored is None or self._current(Snapshot(stored, c.deal), timer) is None:
                 return None
-            if held_until(stored, timer, seconds, svc.settings.clock()) is not None:
+            if held_until(stored, timer, seconds, core.settings.clock()) is not None:
                 return None
-            assert stored is not None
-            progress = game.apply(stored, timer.seat, action, svc.rng)
+            progress = c.play(timer.seat, action)
             if timer.kind == "away":
                 return progress, None
             row = stored.timeouts.get(timer.seat, 0) + 1
@@ -363,147 +396,110 @@ class Timers:
                 return progress, "away"
             return progress, "timeout"
 
-        stored, outcome = await svc.transact(timer.key, change)
+        after, outcome = await self.tables.run(timer.key, change)
         if outcome is None:
-            await self._held(stored, timer, seconds)  # a tick meanwhile: the timeout counts from it
+            # A tick meanwhile: the timeout counts from it.
+            await self._held(after.table if after is not None else None, timer, seconds)
             return
-        assert stored is not None
-        progress, notice = outcome
-        await svc.after_change(stored, progress)
+        assert after is not None
+        _, notice = outcome
+        await self.tables.publish(after)
         if notice is not None:
             await self._tell(table, timer.seat, notice)
 
     async def _held(self, table: Table | None, timer: TimerId, span: float) -> bool:
         """Set ``timer`` again for ``span`` after the person's last tick, if they are ticking now."""
-        later = held_until(table, timer, span, self.svc.settings.clock())
+        later = held_until(table, timer, span, self.core.settings.clock())
         if later is None or self._current(table, timer) is None:
             return False
-        await self.svc.storage.add_timers({timer.pack(): later})
+        await self.core.storage.add_timers({timer.pack(): later})
         return True
-
-    async def _decide(self, view: SeatView) -> Action:
-        """The default bot player's decision, off the event loop (any decision kind)."""
-        rng = random.Random(self.svc.rng.getrandbits(64))
-        player = player_for(default_level())
-        try:
-            action = await asyncio.get_running_loop().run_in_executor(
-                self.svc.executor, player.decide, view, rng
-            )
-        except Exception:
-            _LOG.exception("the bot player failed at a timeout; deciding at random")
-            action = player_for("random").decide(view, rng)
-        if action not in view.legal:
-            action = player_for("random").decide(view, rng)
-        return action
 
     async def _tell(self, table: Table, seat: int, notice: str) -> None:
         """Tell the group a seat timed out (or is away now); an away person also gets "I'm back" in DM."""
-        svc = self.svc
+        core = self.core
         person = table.seats[seat]
         assert person is not None and person.user_id is not None
-        group = await svc.presenter.group_tr(table.chat_id)
+        group = await self.presenter.group_tr(table.chat_id)
         name = seat_name(group, table, seat)
         if notice == "timeout":
-            await svc.outbox.send(
+            await core.outbox.send(
                 table.chat_id, Content(group("timer.timeout", name=name)), thread_id=table.thread_id
             )
             return
-        back = Button(table.chat_id, table.thread_id, table.table_id, 0, "Y")
-        data = svc.codec.pack(back)
+        data = core.codec.data(table.chat_id, table.thread_id, table.table_id, 0, Back())
         text = group("timer.away", name=name)
         markup = InlineKeyboardMarkup(
             [[InlineKeyboardButton(group("timer.back_button"), callback_data=data)]]
         )
-        await svc.outbox.send(table.chat_id, Content(text, markup), thread_id=table.thread_id)
-        own = await svc.presenter.user_tr(person)
+        key = (table.chat_id, table.thread_id)
+        # Each "I'm back" keyboard goes once the person is back (by its button, the other one, or a
+        # move of their own), or when the game ends.
+        sent = await core.outbox.send(table.chat_id, Content(text, markup), thread_id=table.thread_id)
+        if sent.message_id is not None:
+            back = Content(group("timer.back", name=name))
+            item = Leftover(
+                table.table_id, seat, table.chat_id, sent.message_id, back=back, ended=Content(text)
+            )
+            self.leftovers.add(key, item)
+        own = await self.presenter.user_tr(person)
         dm = InlineKeyboardMarkup([[InlineKeyboardButton(own("timer.back_button"), callback_data=data)]])
-        await svc.outbox.send(
-            person.user_id, Content(own("timer.away_dm", chat=escape(table.chat_title)), dm)
-        )
+        text = own("timer.away_dm", chat=escape(table.chat_title))
+        sent = await core.outbox.send(person.user_id, Content(text, dm))
+        if sent.message_id is not None:
+            back = Content(own("timer.back", name=escape(person.name)))
+            item = Leftover(
+                table.table_id, seat, person.user_id, sent.message_id, back=back, ended=Content(text)
+            )
+            self.leftovers.add(key, item)
 
     async def _expire_lobby(self, timer: TimerId) -> None:
-        svc = self.svc
-        table = await svc.storage.load_table(*timer.key)
+        core, presenter = self.core, self.presenter
+        table = await core.storage.load_table(*timer.key)
         if table is None or table.table_id != timer.table_id or table.status != "lobby":
             return
-        if not await self._idle_for(table, timer, svc.settings.lobby_ttl):
+        if not await self._idle_for(table, timer, core.settings.lobby_ttl):
             return
-        svc.presenter.forget(table)
-        tr = await svc.presenter.group_tr(table.chat_id)
+        presenter.forget(table)
+        tr = await presenter.group_tr(table.chat_id)
         if table.lobby_message_id is not None:
-            svc.outbox.edit(table.chat_id, table.lobby_message_id, expired_content(tr))
+            core.outbox.edit(table.chat_id, table.lobby_message_id, expired_content(tr))
 
     async def _expire_table(self, timer: TimerId) -> None:
-        svc = self.svc
-        table = await svc.storage.load_table(*timer.key)
+        core, presenter = self.core, self.presenter
+        table = await core.storage.load_table(*timer.key)
         if table is None or table.table_id != timer.table_id or table.status != "playing":
             return
-        if not await self._idle_for(table, timer, svc.settings.table_ttl, archive=True):
+        if not await self._idle_for(table, timer, core.settings.table_ttl, archive=True):
             return
-        svc.presenter.forget(table)
-        tr = await svc.presenter.group_tr(table.chat_id)
+        presenter.forget(table)
+        self.leftovers.forget(table)
+        tr = await presenter.group_tr(table.chat_id)
         if table.table_message_id is not None:
-            svc.outbox.edit(table.chat_id, table.table_message_id, Content(tr("timer.table_expired")))
+            core.outbox.edit(table.chat_id, table.table_message_id, Content(tr("timer.table_expired")))
         else:
-            await svc.outbox.send(
+            await core.outbox.send(
                 table.chat_id, Content(tr("timer.table_expired")), thread_id=table.thread_id
             )
         for seat, message_id in table.hand_messages.items():
             person = table.seats[seat]
             if person is not None and person.user_id is not None:
-                own = await svc.presenter.user_tr(person)
-                svc.outbox.edit(person.user_id, message_id, Content(own("timer.table_expired")))
+                own = await presenter.user_tr(person)
+                core.outbox.edit(person.user_id, message_id, Content(own("timer.table_expired")))
 
     async def _idle_for(self, table: Table, timer: TimerId, ttl: float, *, archive: bool = False) -> bool:
         """Delete ``table`` if untouched for ``ttl``; else set the timer again for its new end."""
-        svc = self.svc
+        core = self.core
         ends = table.updated_at + ttl
-        if svc.settings.clock() < ends:
-            await svc.storage.add_timers({timer.pack(): ends})
+        if core.settings.clock() < ends:
+            await core.storage.add_timers({timer.pack(): ends})
             return False
         record = (
             game.match_record(table) if archive and table.match is not None and table.match.deals else None
         )
         try:
-            await svc.storage.delete_table(table, archive=record)
+            await core.storage.delete_table(table, archive=record)
         except StaleWrite:  # touched just now: that change set the timer again
-            await svc.storage.add_timers({timer.pack(): svc.settings.clock() + RETRY_SECONDS})
+            await core.storage.add_timers({timer.pack(): core.settings.clock() + RETRY_SECONDS})
             return False
         return True
-
-
-async def tick(context: Context) -> None:
-    """The periodic JobQueue job: fire the timers that are due."""
-    svc = services(context)
-    await svc.timers.tick()
-
-
-async def back_tap(update: Update, button: Button, svc: Services) -> None:
-    """ "I'm back": the person decides for their seat again (the tap may come from the group or the DM)."""
-    query = update.callback_query
-    assert query is not None
-    user = query.from_user
-
-    def change(table: Table | None) -> bool:
-        if table is None or table.table_id != button.table_id or table.status != "playing":
-            raise Refusal("alert.stale")
-        seat = table.seat_of(user.id)
-        if seat is None:
-            raise Refusal("alert.not_seated")
-        was_away = seat in table.away
-        decided_himself(table, seat)
-        return was_away
-
-    table, was_away = await svc.transact((button.chat_id, button.thread_id), change)
-    tr = await user_tr(svc, user)
-    await quiet_answer(query, tr("timer.back_toast"))
-    assert table is not None
-    if not was_away:
-        return
-    if query.message is not None:
-        lang_tr = tr if query.message.chat.id == user.id else await svc.presenter.group_tr(table.chat_id)
-        name = escape(user.first_name)
-        svc.outbox.edit(
-            query.message.chat.id, query.message.message_id, Content(lang_tr("timer.back", name=name))
-        )
-    await svc.after_change(table, None)

@@ -1,5 +1,6 @@
 """The emulated Telegram world's records: users, chats, messages, files, calls, the errors it answers
-with, and the request parameters as Telegram reads them. :mod:`bot.sandbox.world` keeps them."""
+with, and the request parameters as Telegram reads them. :class:`bot.sandbox.world.World` keeps them
+(its state is created in :mod:`bot.sandbox.state`)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from bot.storage.embedded import EmbeddedRedis, redis_server_binary
 from bot.storage.models import SCHEMA, ChatSettings, MatchState, Seat, Table, UserSettings
-from bot.storage.protocol import StaleWrite, Storage
+from bot.storage.protocol import StaleWrite, Storage, TimerPlan
 from bot.storage.redis_store import RedisStorage
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "StaleWrite",
     "Storage",
     "Table",
+    "TimerPlan",
     "UserSettings",
     "redis_server_binary",
 ]

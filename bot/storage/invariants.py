@@ -124,6 +124,10 @@ def _match_problems(table: Table, rules: Rules) -> list[str]:
     for name, (recounted, stored) in counters.items():
         if recounted != stored:
             problems.append(f"stored {name} {stored} but the deals give {recounted}")
+    if m.egg_cards and len(m.egg_cards) != 2 * match.eggs_to_draw:
+        problems.append(
+            f"stored {len(m.egg_cards)} egg cards but the deals give {match.eggs_to_draw} eggs to draw"
+        )
     return problems
 
 

@@ -84,6 +84,9 @@ class MatchState(_Doc):
     eggs_in_row: int = 0
     loser: int | None = None
     title: str | None = None
+    #: The cards the losing pair drew for the eggs when the match ended (two per egg, the diameter
+    #: first): drawn once, so every rendering tells the same joke.
+    egg_cards: list[str] = Field(default_factory=list)
     #: Deals dealt in this match, void ones included; a keyboard carries it to be recognised as stale.
     deal_seq: int = 0
     #: Finished deals as replayable records (RULES.md §7).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.storage.models import ChatSettings, Table, UserSettings
@@ -12,6 +13,15 @@ class StaleWrite(Exception):
     """A compare-and-set lost: someone saved the table since it was loaded."""
 
 
+@dataclass(frozen=True)
+class TimerPlan:
+    """Timers to arm with a save, in the same step (see :meth:`Storage.add_timers` for the meaning)."""
+
+    due: dict[str, float]
+    unless: str | None = None
+    drop: Collection[str] = field(default_factory=tuple)
+
+
 class Storage(Protocol):
     """Tables (compare-and-set on a version number), chat and user settings, and match history."""
 
@@ -19,11 +29,14 @@ class Storage(Protocol):
         """The table of a chat (or forum topic), if one exists."""
         ...
 
-    async def save_table(self, table: Table, *, ttl: float, data: str | None = None) -> None:
+    async def save_table(
+        self, table: Table, *, ttl: float, data: str | None = None, timers: TimerPlan | None = None
+    ) -> None:
         """Save ``table`` if its stored version is still ``table.version``, then bump the version.
 
         Raises :class:`StaleWrite` when someone else saved first; ``ttl`` (seconds) is when an
         untouched table expires; ``data`` is ``table.model_dump_json()`` when the caller has it.
+        ``timers`` are armed as :meth:`add_timers` would, only if the save is made, in the same step.
         """
         ...
 

@@ -1,24 +1,38 @@
 """Redis storage: every key of a chat shares the hash tag ``{chat_id}``, so it also runs on a cluster.
 
 A table is a hash ``{v: version, data: JSON}``; saving is one Lua compare-and-set on ``v``, so a
-double tap, or two bot processes handling the same tap, apply a move once.
+double tap, or two bot processes handling the same tap, apply a move once. Every script touches the
+keys of one slot; on a Redis Cluster (``redis+cluster://``, :mod:`bot.storage.cluster`) the timers are
+spread over several sorted sets, and a group's move to its supergroup is done in steps.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Collection
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from pydantic import ValidationError
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from bot.storage.cluster import (
+    CLUSTER_TIMER_BUCKETS,
+    cluster_client,
+    is_cluster_url,
+    move_across_slots,
+    move_key,
+    timer_bucket,
+)
 from bot.storage.invariants import check_table
 from bot.storage.models import SCHEMA, ChatSettings, Table, UserSettings
-from bot.storage.protocol import StaleWrite
+from bot.storage.protocol import StaleWrite, TimerPlan
 
 # KEYS[1] table; ARGV: expected version, new version, JSON, ttl in ms.
 _SAVE = """
@@ -26,6 +40,22 @@ local v = redis.call('HGET', KEYS[1], 'v')
 if (not v and ARGV[1] ~= '0') or (v and v ~= ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+"""
+# A save that also arms the table's timers, in one round trip. KEYS[1] table, KEYS[2] the timers'
+# sorted set; ARGV: expected version, new version, JSON, ttl in ms, then _ADD_TIMERS's arguments.
+# A single Redis only: on a cluster the timers' buckets are on other slots than the table, and the
+# save and the arming are two scripts (see save_table).
+_SAVE_ARM = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if (not v and ARGV[1] ~= '0') or (v and v ~= ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+local d = tonumber(ARGV[5])
+if d > 0 then redis.call('ZREM', KEYS[2], unpack(ARGV, 6, d + 5)) end
+local u = ARGV[d + 6]
+if u ~= '' and redis.call('ZSCORE', KEYS[2], u) then return 1 end
+for i = d + 7, #ARGV, 2 do redis.call('ZADD', KEYS[2], 'NX', ARGV[i], ARGV[i + 1]) end
 return 1
 """
 # KEYS[1] table, KEYS[2] history; ARGV: expected version, archive JSON ('' for none), history length.
@@ -39,10 +69,24 @@ if ARGV[2] ~= '' then
 end
 return 1
 """
-# KEYS[1] the timers' sorted set, KEYS[2] the timers in flight (score: when the lease ends); ARGV:
-# now, how many at most, lease end. Leases that ended (the process that claimed them died before
-# firing) go back to the due set first; due members then move to the in-flight set, in one script,
-# so of several processes claiming at once exactly one gets each timer.
+# KEYS[1] a table that must not exist yet; ARGV: its version, JSON, ttl in ms. (A move across slots.)
+_PUT_NEW = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'data', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+# KEYS[1] history; ARGV: the record's JSON, history length.
+_PUSH = """
+redis.call('LPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+return 1
+"""
+# KEYS[1] a bucket of the timers' sorted set, KEYS[2] its timers in flight (score: when the lease
+# ends); ARGV: now, how many at most, lease end. Leases that ended (the process that claimed them died
+# before firing) go back to the due set first; due members then move to the in-flight set, in one
+# script, so of several processes claiming at once exactly one gets each timer. Returns members and
+# their due times, flat.
 _CLAIM = """
 local n = tonumber(ARGV[2])
 local lost = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, n)
@@ -50,10 +94,10 @@ for _, m in ipairs(lost) do
   redis.call('ZADD', KEYS[1], 'NX', ARGV[1], m)
   redis.call('ZREM', KEYS[2], m)
 end
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, n)
-for _, m in ipairs(due) do
-  redis.call('ZREM', KEYS[1], m)
-  redis.call('ZADD', KEYS[2], ARGV[3], m)
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, n)
+for i = 1, #due, 2 do
+  redis.call('ZREM', KEYS[1], due[i])
+  redis.call('ZADD', KEYS[2], ARGV[3], due[i])
 end
 return due
 """
@@ -84,9 +128,9 @@ for i = 3, 5, 2 do
 end
 return 1
 """
-# KEYS[1] the timers' sorted set; ARGV: how many members to drop, those members, a member that, while
-# pending, stops the addition ('' for none), then score and member pairs, each added only if not
-# pending already. The drops happen either way.
+# KEYS[1] a bucket of the timers' sorted set; ARGV: how many members to drop, those members, a
+# member that, while pending, stops the addition ('' for none), then score and member pairs, each
+# added only if not pending already. The drops happen either way.
 _ADD_TIMERS = """
 local d = tonumber(ARGV[1])
 if d > 0 then redis.call('ZREM', KEYS[1], unpack(ARGV, 2, d + 1)) end
@@ -95,6 +139,7 @@ if u ~= '' and redis.call('ZSCORE', KEYS[1], u) then return 0 end
 for i = d + 3, #ARGV, 2 do redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1]) end
 return 1
 """
+_LOG = logging.getLogger(__name__)
 _S = TypeVar("_S", ChatSettings, UserSettings)
 HISTORY_KEPT = 100
 #: Seconds an update's claim is kept (Telegram stops retrying long before).
@@ -110,28 +155,48 @@ CHAT_SETTINGS_KEPT = 10_000
 class RedisStorage:
     """:class:`bot.storage.protocol.Storage` on Redis; ``prefix`` separates deployments (and tests)."""
 
-    def __init__(self, client: aioredis.Redis, *, prefix: str = "", check: bool = True) -> None:
-        self.client = client
+    def __init__(
+        self,
+        client: aioredis.Redis | RedisCluster,
+        *,
+        prefix: str = "",
+        check: bool = True,
+        timer_buckets: int | None = None,
+    ) -> None:
+        self.client: Any = client
         self.prefix = prefix
+        #: On a Redis Cluster: the two chats of a move are on different slots (done in steps).
+        self.cluster = isinstance(client, RedisCluster)
+        #: Sorted sets the timers are spread over (each polled): one on a single Redis, several on a
+        #: cluster so no one node holds every deadline. A process must agree with the others on it.
+        self.timer_buckets = timer_buckets or (CLUSTER_TIMER_BUCKETS if self.cluster else 1)
+        self._next_bucket = 0
         #: Check every table state before saving it (card conservation, a sane match); see
         #: bot/storage/invariants.py. A state that fails is refused, never stored.
         self.check = check
         self._save = client.register_script(_SAVE)
+        self._save_arm = client.register_script(_SAVE_ARM)
         self._delete = client.register_script(_DELETE)
         self._move = client.register_script(_MOVE)
         self._claim = client.register_script(_CLAIM)
         self._add_timers = client.register_script(_ADD_TIMERS)
         self._claim_update = client.register_script(_CLAIM_UPDATE)
-        #: Chat settings key -> (monotonic time it may be used until, stored JSON or None).
-        self._chat_cache: dict[str, tuple[float, str | bytes | None]] = {}
+        self._put_new = client.register_script(_PUT_NEW)
+        self._push = client.register_script(_PUSH)
+        #: Chat settings key -> (monotonic time it may be used until, the settings read).
+        self._chat_cache: dict[str, tuple[float, ChatSettings]] = {}
 
     @classmethod
     def from_url(cls, url: str, *, prefix: str = "", max_connections: int = 100) -> RedisStorage:
-        """Connect to the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``).
+        """Connect to the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``), or to the Redis
+        Cluster a node of which ``redis+cluster://`` (``rediss+cluster://``) names.
 
         When ``max_connections`` are busy a command waits for one (up to 20 s): redis-py's default
         pool refuses at once with "Too many connections", which 200 busy tables reach (the soak).
+        On a cluster ``max_connections`` is per node.
         """
+        if is_cluster_url(url):
+            return cls(cluster_client(url, max_connections=max_connections), prefix=prefix)
         # Connections made by a pool of our own get no retries unless told: a connection that a
         # Redis restart closed would fail its next command. Retried on a new connection instead
         # (about 1.5 s in all); a compare-and-set retried after it was applied is refused as stale.
@@ -178,22 +243,36 @@ class RedisStorage:
         table.version = int(version)
         return table
 
-    async def save_table(self, table: Table, *, ttl: float, data: str | None = None) -> None:
+    async def save_table(
+        self, table: Table, *, ttl: float, data: str | None = None, timers: TimerPlan | None = None
+    ) -> None:
         """Compare-and-set ``table`` on its version; raises :class:`StaleWrite` if it lost.
 
         ``data``: the table's JSON when the caller has just made it (its ``version`` field is not
         read back: the stored counter is the version). A state that breaks an invariant raises
-        :class:`~bot.storage.invariants.InvariantViolation` and is not stored.
+        :class:`~bot.storage.invariants.InvariantViolation` and is not stored. ``timers`` are armed
+        in the same script, only if the save is made (on a cluster: just after it, by
+        :meth:`add_timers`; a process that dies between the two leaves them to the next start's
+        :meth:`~bot.handlers.timers.Timers.resume`, which arms every table).
         """
         if self.check:
             check_table(table)
         new = table.version + 1
         if data is None:
             data = table.model_dump_json()
-        ok = await self._save(
-            keys=[self.table_key(table.chat_id, table.thread_id)],
-            args=[str(table.version), str(new), data, str(max(1, int(ttl * 1000)))],
-        )
+        args = [str(table.version), str(new), data, str(max(1, int(ttl * 1000)))]
+        if timers is None or self.cluster:
+            ok = await self._save(keys=[self.table_key(table.chat_id, table.thread_id)], args=args)
+            if ok and timers is not None:
+                try:
+                    await self.add_timers(timers.due, unless=timers.unless, drop=timers.drop)
+                except (RedisConnectionError, RedisTimeoutError) as e:  # the save stands
+                    _LOG.warning("the timers of table %s wait for its next change: %s", table.table_id, e)
+        else:
+            ok = await self._save_arm(
+                keys=[self.table_key(table.chat_id, table.thread_id), self.timers_key()],
+                args=args + _timer_args(timers.due, timers.unless, timers.drop),
+            )
         if not ok:
             raise StaleWrite(f"table {table.table_id} in chat {table.chat_id} changed since it was loaded")
         table.version = new
@@ -218,17 +297,20 @@ class RedisStorage:
         data = ""
         if table is not None:
             data = table.model_copy(update={"version": table.version + 1}).model_dump_json()
-        ok = await self._move(
-            keys=[
-                self.table_key(old, None),
-                self.table_key(new, None),
-                self.chat_key(old),
-                self.chat_key(new),
-                self.history_key(old),
-                self.history_key(new),
-            ],
-            args=[str(table.version) if table is not None else "", data, str(max(1, int(ttl * 1000)))],
-        )
+        if self.cluster:
+            ok = await self._move_in_steps(old, new, table, data, max(1, int(ttl * 1000)))
+        else:
+            ok = await self._move(
+                keys=[
+                    self.table_key(old, None),
+                    self.table_key(new, None),
+                    self.chat_key(old),
+                    self.chat_key(new),
+                    self.history_key(old),
+                    self.history_key(new),
+                ],
+                args=[str(table.version) if table is not None else "", data, str(max(1, int(ttl * 1000)))],
+            )
         for chat_id in (old, new):
             self._chat_cache.pop(self.chat_key(chat_id), None)
         if ok != 1:
@@ -236,8 +318,26 @@ class RedisStorage:
         if table is not None:
             table.version += 1
 
+    async def _move_in_steps(self, old: int, new: int, table: Table | None, data: str, ttl_ms: int) -> int:
+        """:meth:`move_chat` on a cluster: the table, then settings and history, each key on its own."""
+        if table is not None:
+            ok = await move_across_slots(self, old, new, data, table.version, ttl_ms)
+            if ok != 1:
+                return ok
+        await move_key(self, self.chat_key(old), self.chat_key(new))
+        await move_key(self, self.history_key(old), self.history_key(new))
+        return 1
+
+    async def run_put_new(self, key: str, version: int, data: str, ttl_ms: int) -> int:
+        """Create the table ``key`` at ``version`` unless it exists (-1)."""
+        return int(await self._put_new(keys=[key], args=[str(version), data, str(ttl_ms)]))
+
+    async def run_delete(self, table_key: str, history_key: str, version: int) -> int:
+        """Compare-and-delete the table ``key`` at ``version``, archiving nothing (1 if deleted)."""
+        return int(await self._delete(keys=[table_key, history_key], args=[str(version), "", "0"]))
+
     async def tables(self) -> AsyncIterator[Table]:
-        """Every stored table, found with SCAN (on a cluster: per node, which redis-py handles)."""
+        """Every stored table, found with SCAN (on a cluster: on every master, which redis-py does)."""
         async for key in self.client.scan_iter(match=f"{self.prefix}kozel:*:table:*", count=500):
             chat, _, thread = key[len(self.prefix) + len("kozel:{") :].partition("}:table:")
             try:
@@ -249,11 +349,7 @@ class RedisStorage:
 
     async def push_history(self, chat_id: int, record: dict[str, Any]) -> None:
         """Push a finished match's record, keeping the latest ``HISTORY_KEPT``."""
-        key = self.history_key(chat_id)
-        async with self.client.pipeline(transaction=True) as pipe:
-            pipe.lpush(key, json.dumps(record))
-            pipe.ltrim(key, 0, HISTORY_KEPT - 1)
-            await pipe.execute()
+        await self._push(keys=[self.history_key(chat_id)], args=[json.dumps(record), str(HISTORY_KEPT)])
 
     async def history(self, chat_id: int, limit: int = 10) -> list[dict[str, Any]]:
         """Finished matches of the chat, newest first."""
@@ -272,13 +368,12 @@ class RedisStorage:
         now = time.monotonic()
         cached = self._chat_cache.get(key)
         if cached is not None and cached[0] > now:
-            data = cached[1]
-        else:
-            data = await self.client.get(key)
-            if len(self._chat_cache) >= CHAT_SETTINGS_KEPT:
-                self._chat_cache.clear()
-            self._chat_cache[key] = (now + CHAT_SETTINGS_CACHE, data)
-        return self._parse(data, ChatSettings)
+            return cached[1].model_copy()
+        settings = self._parse(await self.client.get(key), ChatSettings)
+        if len(self._chat_cache) >= CHAT_SETTINGS_KEPT:
+            self._chat_cache.clear()
+        self._chat_cache[key] = (now + CHAT_SETTINGS_CACHE, settings.model_copy())
+        return settings
 
     async def save_chat_settings(self, chat_id: int, settings: ChatSettings) -> None:
         """Store a chat's settings for about a year after their last change."""
@@ -329,38 +424,85 @@ class RedisStorage:
 
     # ----- timers ------------------------------------------------------------------------------
 
-    def timers_key(self) -> str:
-        """The sorted set of pending timers (member: timer id, score: due Unix time)."""
-        return f"{self.prefix}kozel:timers"
+    def timers_key(self, bucket: int = 0) -> str:
+        """A bucket of the pending timers (member: timer id, score: due Unix time).
+
+        One bucket (a single Redis): ``kozel:timers``. On a cluster bucket K is ``kozel:timers:K``,
+        each its own slot; a timer's table picks its bucket (:func:`bot.storage.cluster.timer_bucket`).
+        """
+        base = f"{self.prefix}kozel:timers"
+        return base if self.timer_buckets == 1 else f"{base}:{bucket}"
+
+    def inflight_key(self, bucket: int = 0) -> str:
+        """The claimed timers of a bucket not yet fired (score: when the claim's lease ends).
+
+        Its hash tag is the whole bucket's key, so both keys share one slot on a Redis Cluster.
+        """
+        return f"{{{self.timers_key(bucket)}}}:inflight"
+
+    def bucket_of(self, member: str) -> int:
+        """The bucket that holds the timer ``member``."""
+        return timer_bucket(member, self.timer_buckets)
 
     async def add_timers(
         self, due: dict[str, float], *, unless: str | None = None, drop: Collection[str] = ()
     ) -> bool:
-        """ZADD NX the timers in one Lua script, unless ``unless`` is pending; ZREM ``drop`` first."""
+        """ZADD NX the timers, unless ``unless`` is pending; ZREM ``drop`` first.
+
+        One Lua script per bucket; the bot's calls name one table's timers, one bucket, so the guard,
+        the drops and the additions are one atomic step. Timers of several buckets (only tests) are
+        added after the guard's bucket said yes.
+        """
         if not due and not drop:
             return False
-        args: list[str] = [str(len(drop)), *drop, unless or ""]
+        buckets: dict[int, tuple[list[str], list[str]]] = {}
+        guard = self.bucket_of(unless) if unless else None
+        if guard is not None:
+            buckets[guard] = ([], [])
+        for member in drop:
+            buckets.setdefault(self.bucket_of(member), ([], []))[0].append(member)
         for member, when in due.items():
-            args += [repr(when), member]
-        return bool(await self._add_timers(keys=[self.timers_key()], args=args))
-
-    def inflight_key(self) -> str:
-        """The sorted set of claimed timers not yet fired (score: when the claim's lease ends).
-
-        Its hash tag is the whole timers key, so both keys share one slot on a Redis Cluster.
-        """
-        return f"{{{self.timers_key()}}}:inflight"
+            buckets.setdefault(self.bucket_of(member), ([], []))[1].extend((repr(when), member))
+        order = sorted(buckets, key=lambda b: b != guard)  # the guard's bucket first
+        added = True
+        for bucket in order:
+            drops, pairs = buckets[bucket]
+            args: list[str] = [str(len(drops)), *drops, (unless or "") if bucket == guard else ""]
+            ok = await self._add_timers(keys=[self.timers_key(bucket)], args=args + (pairs if added else []))
+            added = added and bool(ok)
+        return added
 
     async def claim_timers(self, now: float, limit: int = 100, *, lease: float = 60.0) -> list[str]:
-        """Move the due timers to the in-flight set for ``lease`` seconds, in one Lua script."""
-        keys = [self.timers_key(), self.inflight_key()]
-        claimed = await self._claim(keys=keys, args=[repr(now), str(limit), repr(now + lease)])
-        return [str(item) for item in claimed]
+        """Move the due timers to the in-flight sets for ``lease`` seconds, one Lua script per bucket.
+
+        Buckets are polled in turn, from a different one each call, until ``limit`` are claimed;
+        the claimed timers come back in the order they were due.
+        """
+        found: list[tuple[float, str]] = []
+        first = self._next_bucket
+        self._next_bucket = (first + 1) % self.timer_buckets
+        for step in range(self.timer_buckets):
+            if len(found) >= limit:
+                break
+            bucket = (first + step) % self.timer_buckets
+            keys = [self.timers_key(bucket), self.inflight_key(bucket)]
+            flat = await self._claim(keys=keys, args=[repr(now), str(limit - len(found)), repr(now + lease)])
+            found += [(float(flat[i + 1]), str(flat[i])) for i in range(0, len(flat), 2)]
+        found.sort()
+        return [member for _, member in found]
 
     async def finish_timer(self, member: str) -> None:
         """A claimed timer has fired: drop its lease."""
-        await self.client.zrem(self.inflight_key(), member)
+        await self.client.zrem(self.inflight_key(self.bucket_of(member)), member)
 
     async def close(self) -> None:
         """Close the connection pool."""
         await self.client.aclose()
+
+
+def _timer_args(due: dict[str, float], unless: str | None, drop: Collection[str]) -> list[str]:
+    """The arguments of _ADD_TIMERS (and of _SAVE_ARM after its own four)."""
+    args: list[str] = [str(len(drop)), *drop, unless or ""]
+    for member, when in due.items():
+        args += [repr(when), member]
+    return args

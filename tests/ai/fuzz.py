@@ -1,26 +1,31 @@
-"""Fuzz the bot players over whole matches: ``python -m tests.ai.fuzz SECONDS [FIRST_SEED] [PRESET]``.
+"""Fuzz the bot players over whole matches: ``python -m tests.ai.fuzz SECONDS [FIRST_SEED] [--brag KIND]
+[--preset PRESET]``.
 
 Each seed picks a rule set (every one of ``tests/engine/test_properties.py`` and a few more option
 mixes) and four players from ``easy``, ``random``, ``greedy`` and the tiny search levels, and plays up to
 12 deals of a match. Before every play decision it checks that the seat's knowledge of the hidden cards
-(:func:`bot.engine.ai.sample.knowledge`) admits the true hands — except on flip after a partner
+(:func:`bot.engine.ai.sample.knowledge`) admits the true hands (the trumps counted in classic's mirror
+and fishing too) — except on flip after a partner
 returned a trump for a swap, which the knowledge reads, as a strong player returns, as a plain card —
 and that every decision is legal. Prints each failing seed with its traceback, then the totals; exits
-1 on any failure. With ``PRESET`` only the seeds whose rule set is of that preset are played. Not part
-of ``make test`` (it runs for as long as it is given); the property tests cover the same ground on
-fixed seeds."""
+1 on any failure. ``--brag mirror`` (or any brag kind) keeps only the classic rule sets that can
+brag that way (``brag`` or ``brag_choice``); ``--preset tricks`` (or any preset) only the rule sets of
+that preset. Not part of ``make test`` (it runs for as long as it is given); the property tests cover
+the same ground on fixed seeds."""
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
 import traceback
 from collections.abc import Callable
 
-from bot.engine import ALL_CARDS, Deal, Match, Phase, Rules, view_for
+from bot.engine import ALL_CARDS, BragKind, Deal, Match, Phase, Rules, view_for
 from bot.engine.ai.base import Player, make_player
 from bot.engine.ai.sample import knowledge
+from bot.engine.rules import PRESETS, ClassicOptions
 from tests.ai import players as tiny
 from tests.engine.test_properties import RULESETS
 
@@ -30,6 +35,8 @@ EXTRA = [
     Rules.make("classic", brag="fishing", trump_suit="C", jack_order="literal"),
     Rules.make("flip", trump_mode="declare", eggs_double=False),
     Rules.make("flip", trump_mode="jack_declares", pass_on_bad_turn=True),
+    Rules.make("flip", deck=36, trump_mode="declare", eggs_double=False),
+    Rules.make("flip", deck=36, trump_mode="jack_declares", must_trump_when_void=False),
 ]
 ALL_RULES = RULESETS + EXTRA
 LEVELS: list[Callable[[], Player]] = [
@@ -58,11 +65,21 @@ def check_knowledge(deal: Deal, seat: int) -> None:
         if h != seat and not trump_back:
             outside = deal.hands[h] & ~(k.known[h] | k.allowed[h] | ones.get(h, 0))
             assert not outside, f"seat {seat} rules out seat {h}'s true cards"
+    for h, n, m in k.min_trumps:
+        assert (deal.hands[h] & m).bit_count() >= n, f"seat {seat} asks seat {h} for {n} trumps too many"
 
 
-def play_seed(seed: int) -> int:
-    """Play one seed's match; the number of deals played."""
-    rules = ALL_RULES[seed % len(ALL_RULES)]
+def brags(rules: Rules, kind: str) -> bool:
+    """Whether ``rules`` can brag ``kind`` (classic's ``brag`` or one of ``brag_choice``)."""
+    opts = rules.options
+    if not isinstance(opts, ClassicOptions):
+        return False
+    return opts.brag.value == kind if not opts.brag_choice else kind in {k.value for k in opts.brag_choice}
+
+
+def play_seed(seed: int, rule_sets: list[Rules] = ALL_RULES) -> int:
+    """Play one seed's match (of ``rule_sets[seed % len]``); the number of deals played."""
+    rules = rule_sets[seed % len(rule_sets)]
     rng = random.Random(seed)
     players = [LEVELS[rng.randrange(len(LEVELS))]() for _ in range(4)]
     match = Match(rules, dealer=seed % 4)
@@ -85,19 +102,26 @@ def play_seed(seed: int) -> int:
 
 
 def main(argv: list[str]) -> int:
-    deadline = time.monotonic() + float(argv[0])
-    seed = first = int(argv[1]) if len(argv) > 1 else 1
-    only = argv[2] if len(argv) > 2 else None
+    parser = argparse.ArgumentParser(prog="python -m tests.ai.fuzz")
+    parser.add_argument("seconds", type=float)
+    parser.add_argument("first_seed", type=int, nargs="?", default=1)
+    parser.add_argument("--brag", choices=[k.value for k in BragKind], help="only rule sets with this brag")
+    parser.add_argument("--preset", choices=list(PRESETS), help="only rule sets of this preset")
+    args = parser.parse_args(argv)
+    rule_sets = [
+        r
+        for r in ALL_RULES
+        if (args.brag is None or brags(r, args.brag)) and (args.preset is None or r.preset == args.preset)
+    ]
+    deadline = time.monotonic() + args.seconds
+    seed = first = args.first_seed
     deals = fails = 0
     while time.monotonic() < deadline:
-        if only is not None and ALL_RULES[seed % len(ALL_RULES)].preset != only:
-            seed += 1
-            continue
         try:
-            deals += play_seed(seed)
+            deals += play_seed(seed, rule_sets)
         except Exception:  # every failure is reported with its seed
             fails += 1
-            print(f"FAIL seed {seed} ({ALL_RULES[seed % len(ALL_RULES)].preset})")
+            print(f"FAIL seed {seed} ({rule_sets[seed % len(rule_sets)].to_json()})")
             traceback.print_exc(limit=8)
         seed += 1
     print(f"seeds {first}..{seed - 1}: {deals} deals, {fails} failures")

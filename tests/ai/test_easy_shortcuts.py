@@ -71,17 +71,28 @@ def test_play_out_is_the_plain_playout_after_the_trick(rules: Rules) -> None:
 
 
 def _reference_place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], list[int]] | None:
-    """The sampler's placement as first written: every place tried for every card."""
+    """The sampler's placement as first written: every place tried for every card (after the trumps
+    the mirror's and fishing's counts ask for, each drawn from those left)."""
     rnd = rng.random
     left = list(k.need)
     allowed = k.allowed if strict else tuple(0 if n == 0 else -1 for n in k.need)
     cards = list(k.unseen)
+    hands = list(k.known[:N_SEATS])
+    for h, n, m in k.min_trumps if strict else ():
+        free = [b for b in bits_of(m) if b in cards]  # a partial Fisher-Yates over those left
+        if len(free) < n:
+            return None
+        for i in range(n):
+            j = i + int(rnd() * (len(free) - i))
+            free[i], free[j] = free[j], free[i]
+            hands[h] |= free[i]
+            cards.remove(free[i])
+            left[h] -= 1
     for i in range(len(cards) - 1, 0, -1):
         j = int(rnd() * (i + 1))
         cards[i], cards[j] = cards[j], cards[i]
     if strict:
         cards.sort(key=k.places.__getitem__)
-    hands = list(k.known[:N_SEATS])
     stock: list[int] = []
     for b in cards:
         total = sum(left[h] for h in range(N_SEATS + 1) if left[h] and allowed[h] & b)

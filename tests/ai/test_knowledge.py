@@ -9,7 +9,7 @@ import random
 import pytest
 
 from bot.engine import PARTNER_OF, Rules, view_for
-from bot.engine.ai.sample import knowledge
+from bot.engine.ai.sample import knowledge, sample_world
 from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
@@ -53,3 +53,30 @@ def test_draw_last_card_swap_moves_each_seats_voids_to_the_other() -> None:
                 assert deal.hands[h] & ~(k.known[h] | k.allowed[h]) == 0
         swaps += 1
     assert swaps > 50
+
+
+@pytest.mark.parametrize("kind", ["mirror", "fishing"])
+def test_mirror_and_fishing_knowledge_counts_the_trumps_taken_never_names_them(kind: str) -> None:
+    """Everyone saw how many trumps each player took from the deck, not which: the knowledge asks each
+    world for at least that many trumps in his hand (the true hands always have them), and no card he
+    took is known to be his."""
+    rules = Rules.make("classic", brag=kind)
+    rng = random.Random(4)
+    bound = 0
+    for i, deal, seat in play_turns(rules, rng, 240, 0.3, deal_nos=2):
+        if deal.brag is None:
+            continue
+        view = view_for(deal, seat)
+        k = knowledge(view)
+        assert view.brag_took == tuple(deal.brag.took)
+        for h, n, m in k.min_trumps:
+            assert h != seat and 0 < n <= k.need[h]
+            assert (deal.hands[h] & m).bit_count() >= n, deal.record()
+            assert m & k.known[h] == 0
+        if deal.open_seat is None:  # nothing of another hand is seen (the exchange shows the open one)
+            assert all(k.known[h] == 0 for h in range(4) if h != seat)
+        w = sample_world(k, random.Random(i))
+        for h, n, m in k.min_trumps:
+            assert (w.hands[h] & m).bit_count() >= n
+        bound += bool(k.min_trumps)
+    assert bound > 50

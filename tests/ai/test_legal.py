@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from bot.engine import Match, Rules, view_for
+from bot.engine import Cut, Deal, Match, Phase, Rules, cut_points, view_for
 from bot.engine.ai.base import Player, make_player
 from tests.engine.test_properties import IDS, RULESETS
 
@@ -50,3 +50,23 @@ def test_every_level_plays_legal_deals(rules: Rules) -> None:
 def test_levels_are_seated_by_name() -> None:
     for level in ("random", "greedy", "easy", "medium", "hard", "cheat"):
         assert make_player(level).name == level
+
+
+@pytest.mark.parametrize("level", ["random", "greedy", "easy", "medium", "hard"])
+def test_mirror_every_level_makes_each_cut_decision(level: str) -> None:
+    """Every level cuts for its seat in the mirror, as often as a packet of trumps only asks it to;
+    easy and the search levels at one of the handful of points the keyboards offer."""
+    player = make_player(level)
+    rng = random.Random(3)
+    cuts = 0
+    for i in range(12):
+        deal = Deal.shuffled(Rules.make("classic", brag="mirror"), rng, i % 4, deal_no=2)
+        while deal.phase is Phase.CUT:
+            view = view_for(deal, deal.to_act or 0)
+            action = player.decide(view, rng)
+            assert isinstance(action, Cut) and action in view.legal
+            if level not in ("random", "greedy"):  # they take any legal decision but a card
+                assert action.at in dict(cut_points(view.stock_size)).values()
+            deal.apply(view.seat, action)
+            cuts += 1
+    assert cuts >= 48

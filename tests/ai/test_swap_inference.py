@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bot.engine import Deal, Phase, Rules, Swap, SwapReturn, card, view_for
 from bot.engine.ai.sample import knowledge, sample_world
 from tests.ai.deals import play_turns
 from tests.engine.test_flip import SWAP_HANDS, _deck
 
 FLIP = Rules.make("flip")
+#: Both decks: the swap reads the same with 36 cards (♣6 on top, nine each).
+DECKS = pytest.mark.parametrize("rules", [FLIP, Rules.make("flip", deck=36)], ids=["32", "36"])
 
 
 def test_every_seat_sees_who_was_asked_to_swap_and_what_he_chose() -> None:
@@ -24,10 +28,11 @@ def test_every_seat_sees_who_was_asked_to_swap_and_what_he_chose() -> None:
         assert view_for(deal, seat).swaps == ((2, True), (0, False))
 
 
-def test_the_true_world_fits_the_swap_phase_from_every_seat() -> None:
+@DECKS
+def test_the_true_world_fits_the_swap_phase_from_every_seat(rules: Rules) -> None:
     rng = random.Random(3)
     checked = swapped = 0
-    for _, deal, seat in play_turns(FLIP, rng, 400, 0.3):
+    for _, deal, seat in play_turns(rules, rng, 400, 0.3):
         k = knowledge(view_for(deal, seat))
         assert k.swaps is not None
         assert k.swaps.fits(deal.hands)
@@ -36,10 +41,11 @@ def test_the_true_world_fits_the_swap_phase_from_every_seat() -> None:
     assert checked > 1000 and swapped > 10
 
 
-def test_sampled_worlds_fit_the_swap_phase() -> None:
+@DECKS
+def test_sampled_worlds_fit_the_swap_phase(rules: Rules) -> None:
     rng = random.Random(4)
     checked = 0
-    for _, deal, seat in play_turns(FLIP, rng, 150, 0.2):
+    for _, deal, seat in play_turns(rules, rng, 150, 0.2):
         k = knowledge(view_for(deal, seat))
         assert k.swaps is not None
         for _ in range(5):

@@ -9,8 +9,10 @@ from collections.abc import Iterator
 import pytest
 
 from bot.engine import ALL_CARDS
+from bot.handlers import game
 from bot.handlers.codec import Button
 from bot.handlers.services import Services
+from bot.handlers.words import SUIT_SYMBOLS
 from bot.sandbox import Driver
 from tests.bot.helpers import buttons, hand_of, inject, legal_hand, lobby, play_until, sit, start_game
 
@@ -147,7 +149,7 @@ async def test_a_blocked_dm_is_reported_to_the_group_with_a_way_back(
     await group.wait_until(lobby_message, lambda m: "Посадить туда" in m.content)
     await anya.tap(lobby_message, "с ботами")
     # A block (not a bot never started) also hands the seat to the bot player: bot/handlers/faults.py.
-    notice = await group.wait_text(r"заблокировал\(а\) бота")
+    notice = await group.wait_text("личка с ботом заблокирована")
     assert "Борис" in notice.content
     result = await boris.tap(notice, "Открыть бота", follow_url=True)
     assert result.url is not None and "start=h" in result.url
@@ -174,12 +176,13 @@ async def test_a_second_tap_on_a_card_just_played(app: object, driver: Driver, s
         assert not first.show_alert, first.answer_text
         inject(hand, data, label)  # the keyboard as it was before its edit arrived
         again = await anya.tap(hand, label)
-        assert again.show_alert
         if again.answer_text == "Это карты прошлой раздачи.":
+            assert again.show_alert
             # The bots' cards ended the deal at once (a caught ♣Q ends it mid-trick): the stale tap met
             # the next deal, and says so. Try again at a later card.
             continue
-        assert again.answer_text == "Эта карта уже сыграна."
+        # A harmless repeat: told with a toast, not a modal alert.
+        assert again.answer_text == "Эта карта уже сыграна." and not again.show_alert
         break
     else:  # pragma: no cover - a caught queen right after her card five times running
         raise AssertionError("every try met a deal that had just ended")
@@ -187,3 +190,53 @@ async def test_a_second_tap_on_a_card_just_played(app: object, driver: Driver, s
     assert table is not None and table.match is not None and table.match.current is not None
     card = svc.codec.unpack(data).payload[2:]
     assert [m for m in table.match.current["moves"] if m.get("play") == card] == [{"seat": 0, "play": card}]
+
+
+async def test_a_card_that_does_not_follow_is_refused_naming_the_suit_or_the_trump(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    """The alert says what is required: the led plain suit by its sign, or a trump when a trump was led.
+    (A card she may not play is a button too, without the ✅: a tap on it explains why.)"""
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await start_game(driver, group, [anya])
+    rng = random.Random(5)
+    seen: dict[str, str] = {}
+
+    def refused_cards() -> bool:
+        # Her turn to follow, with cards she may not play (shown without the ✅).
+        payloads = [b.payload for _, b, _ in buttons(svc, anya.dm.bot_messages[-1])]
+        return any(p.startswith("Ap") for p in payloads) and any(p.startswith("X") for p in payloads)
+
+    for _ in range(60):
+        if {"suit", "trump"} <= set(seen):
+            break
+        await play_until(driver, svc, [anya], refused_cards, rng=rng)
+        hand = anya.dm.bot_messages[-1]
+        table = await svc.storage.load_table(group.id, None)
+        assert table is not None
+        deal = game.deal_of(table)
+        assert deal is not None and deal.to_act == 0 and deal.trick and deal.tables is not None
+        t, led = deal.tables, deal.trick[0][1]
+        mine = deal.hand(0)
+        if t.is_trump(led):
+            kind, expected = "trump", "Ход с козыря — нужно положить козырь."
+        elif any(c.suit is led.suit and not t.is_trump(c) for c in mine):
+            kind, expected = "suit", f"Нужно ходить в масть: {SUIT_SYMBOLS[led.suit]}."
+        else:
+            kind, expected = "void", "Масти нет — нужно бить козырем."
+        found = buttons(svc, hand)
+        wrong = next(d for _, b, d in found if b.payload.startswith("X"))
+        before = await _version(svc, group.id)
+        tap = await anya.tap(hand, data=wrong)
+        assert tap.show_alert and tap.answer_text == expected, (led, mine, tap.answer_text)
+        assert await _version(svc, group.id) == before
+        seen[kind] = expected
+        # Play on with a card she may play, and wait for the hand to move past this turn.
+        edits = hand.edits
+        right = rng.choice([d for _, b, d in found if b.payload.startswith("Ap")])
+        assert not (await anya.tap(hand, data=right)).show_alert
+        await driver.wait_for(
+            lambda h=hand, e=edits: h.edits != e or anya.dm.bot_messages[-1] is not h or None
+        )
+    assert {"suit", "trump"} <= set(seen), seen

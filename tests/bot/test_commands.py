@@ -10,12 +10,12 @@ from bot.handlers.services import Services
 from bot.sandbox import Driver, Emulator, SimGroup, SimUser, StoredMessage
 from bot.sandbox.driver import AnyApplication
 from tests.bot import test_rate
-from tests.bot.helpers import buttons, inject, lobby, play_until, sit
+from tests.bot.helpers import buttons, inject, lobby, play_until, sit, start_game
 
 # The flood-limited emulator and the bot paced on its virtual clock (see test_rate).
 clock, limited, paced_app = test_rate.clock, test_rate.limited, test_rate.paced_app
 
-LANG_NOT_ALLOWED = "Язык группы меняет тот, кто собрал стол, или админ чата."
+LANG_NOT_ALLOWED = "Язык группы меняет создатель стола или админ чата."
 
 
 async def _ask_language(user: SimUser, chat: SimGroup | None = None) -> StoredMessage:
@@ -131,7 +131,7 @@ async def test_a_burst_of_commands_during_a_game_keeps_the_groups_pace(
         "/newgame — собрать стол",  # /help
         "Здесь уже идёт игра",  # /newgame, a reply pointing at the table
         "Вы не сидите за столом.",  # /leave
-        "Остановить игру может тот",  # /stop
+        "Остановить игру может создатель",  # /stop
         LANG_NOT_ALLOWED,  # /language
     ):
         assert any(expected in t for t in texts), (expected, group.transcript())
@@ -148,3 +148,47 @@ async def test_the_command_menus_are_set_for_groups_private_chats_and_the_sandbo
     await driver.settle()
     shown = [c["command"] for c in driver.world.default_commands()]
     assert shown[:2] == ["newgame", "score"] and "start" not in shown
+    # Every description starts with a capital, /settings's too, in each language.
+    for menu in driver.world.commands.values():
+        assert all(c["description"][:1].isupper() for c in menu), menu
+
+
+async def test_help_lists_every_group_command(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await anya.send(group, "/help")
+    text = (await group.wait_text("/newgame")).content
+    for command in ("/newgame", "/score", "/rules", "/leave", "/stop", "/settings", "/language"):
+        assert command in text, command
+
+
+async def test_after_the_match_leave_is_refused_and_a_members_stop_finds_no_game(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    await start_game(driver, group, [anya])
+
+    def over() -> bool:
+        return any("Ещё партию" in b["text"] for m in group.bot_messages for r in m.buttons for b in r)
+
+    await play_until(driver, svc, [anya], over, rng=random.Random(5))
+    await anya.send(group, "/leave")
+    await group.wait_text("Матч уже закончился")
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.status == "over" and table.seats[0] is not None
+    assert table.seats[0].user_id == anya.id  # still seated: the rematch button is hers to tap
+    await boris.send(group, "/stop")
+    await group.wait_text("Здесь нет игры")
+    assert not any("Остановить игру может" in m.content for m in group.bot_messages)
+
+
+async def test_a_members_stop_during_a_lobby_finds_no_game(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    await lobby(driver, group, anya)
+    await boris.send(group, "/stop")
+    await group.wait_text("Здесь нет игры")
+    assert (await svc.storage.load_table(group.id, None)) is not None

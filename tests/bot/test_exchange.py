@@ -163,10 +163,14 @@ async def test_the_give_is_chosen_card_by_card_and_confirmed(
         assert extra.answer_text == f"Уже выбрано {need} — снимите отметку с одной из карт."
 
     # The confirm is live now and carries the engine's ExchangeGive of exactly those cards.
-    label, button, _ = _confirm(svc, hand)
+    label, button, data = _confirm(svc, hand)
     assert label.endswith(f"Отдать: выбрано {need} из {need}") and button.payload.startswith("Ag")
     done = await anya.tap(hand, label)
     assert not done.show_alert, done.answer_text
+    # A second tap on it (the keyboard as it was before its edit arrived): a toast, nothing more.
+    inject(hand, data, label)
+    again = await anya.tap(hand, label)
+    assert not again.show_alert and again.answer_text == "Это уже сделано."
     stored = await svc.storage.load_table(group.id, None)
     assert stored is not None and stored.match is not None and stored.match.current is not None
     move = stored.match.current["moves"][len(deal.moves)]

@@ -312,7 +312,7 @@ async def test_a_player_who_blocks_the_bot_is_replaced_and_can_come_back(
     await start_game(driver, group, [anya, boris])
     await hand_numbers(boris)
     boris.block_bot()
-    notice = await group.wait_text(r"Борис заблокировал\(а\) бота", timeout=15)
+    notice = await group.wait_text("Борис: личка с ботом заблокирована", timeout=15)
     assert notice.buttons and "start=" in notice.buttons[0][0]["url"]
     await wait_table(svc, group.id, lambda t: 1 in t.blocked and 1 in t.away, "Boris's seat handed over")
     await driver.settle(quiet=0.2)
@@ -322,7 +322,8 @@ async def test_a_player_who_blocks_the_bot_is_replaced_and_can_come_back(
     # Anya plays on; the default bot player decides for Boris's seat (the turn timers' away state).
     await play_until(driver, svc, [anya], lambda: seat_moves(svc, 1) >= moves_then + 2, rng=random.Random(11))
     assert [c for c in driver.calls()[calls_then:] if c.chat_id == boris.id] == [], "no DM to a blocker"
-    assert len([m for m in group.bot_messages if "заблокировал" in m.content]) == 1, "told once"
+    told = [m for m in group.bot_messages if "личка с ботом заблокирована" in m.content]
+    assert len(told) == 1, "told once"
 
     # He restarts the bot: the seat is his again, the group is told, and a fresh hand arrives.
     await boris.start()
@@ -345,7 +346,7 @@ async def test_a_player_back_from_blocking_can_tap_im_back(
     await start_game(driver, group, [anya, boris])
     await hand_numbers(boris)
     boris.block_bot()
-    notice = await group.wait_text(r"Борис заблокировал\(а\) бота", timeout=15)
+    notice = await group.wait_text("Борис: личка с ботом заблокирована", timeout=15)
     await wait_table(svc, group.id, lambda t: 1 in t.away, "Boris's seat handed over")
     # Unblocked in the client (no /start): "I'm back" under the group's notice gives the seat back.
     boris.unblock_bot()

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
+
+from bot.handlers.i18n import Tr
 from bot.handlers.services import Services
 from bot.sandbox import Driver
-from tests.bot.helpers import lobby, sit, start_game
+from tests.bot.helpers import buttons, inject, lobby, sit, start_game
 
 
 async def test_joining_by_deep_link_seats_a_person_who_never_started_the_bot(
@@ -24,14 +28,82 @@ async def test_joining_by_deep_link_seats_a_person_who_never_started_the_bot(
     assert table is not None and table.seats[1] is not None and table.seats[1].user_id == boris.id
 
 
-async def test_newgame_where_a_game_runs_points_to_it(app: object, driver: Driver, svc: Services) -> None:
+async def test_a_double_tap_on_a_seat_never_stands_the_person_up(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    await anya.start()
+    await anya.dm.wait_bot_message()
+    first, second = await asyncio.gather(anya.tap(message, "Место 2"), anya.tap(message, "Место 2"))
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.seats[1] is not None and table.seats[1].user_id == anya.id
+    # One tap seated her; the other is a harmless repeat, told with a toast.
+    answers = sorted([first.answer_text or "", second.answer_text or ""])
+    assert answers[0] == "" and "уже на месте 2" in answers[1]
+    assert not first.show_alert and not second.show_alert
+    again = await anya.tap(message, "Место 2")
+    assert not again.show_alert and "Встать: /leave" in (again.answer_text or "")
+    assert (await svc.storage.load_table(group.id, None)).seats[1].user_id == anya.id  # type: ignore[union-attr]
+    await group.wait_until(message, lambda m: "Аня" in m.content)
+
+
+async def test_a_double_tap_on_a_bot_button_keeps_the_bot(app: object, driver: Driver, svc: Services) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    add = await asyncio.gather(anya.tap(message, "+ 🤖"), anya.tap(message, "+ 🤖"))
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.seats[0] is not None and table.seats[0].is_bot
+    assert not any(t.show_alert for t in add)
+    await group.wait_until(message, lambda m: "− 🤖" in str(m.buttons))
+    removed = await asyncio.gather(anya.tap(message, "− 🤖"), anya.tap(message, "− 🤖"))
+    assert (await svc.storage.load_table(group.id, None)).seats[0] is None  # type: ignore[union-attr]
+    assert not any(t.show_alert for t in removed)
+
+
+async def test_newgame_during_a_lobby_points_to_the_lobby(app: object, driver: Driver, svc: Services) -> None:
     anya = driver.add_user("Аня")
     group = driver.add_group("Козлятник", [anya])
     message = await lobby(driver, group, anya)
     await anya.send(group, "/newgame")
-    answer = await group.wait_text("уже идёт игра")
+    answer = await group.wait_text("Здесь уже собирают стол — свободные места здесь")
     assert answer.reply_to == message.message_id
     assert len([m for m in group.bot_messages if m.buttons]) == 1
+    assert not any("уже идёт игра" in m.content for m in group.bot_messages)
+
+
+async def test_newgame_where_a_game_runs_points_to_its_table(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await start_game(driver, group, [anya])
+    await anya.send(group, "/newgame")
+    answer = await group.wait_text("уже идёт игра")
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and answer.reply_to == table.table_message_id
+
+
+async def test_a_seat_tap_on_a_lobby_whose_game_started_says_so(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    message = await lobby(driver, group, anya)
+    seat = next(data for label, _, data in buttons(svc, message) if "Место 2" in label)
+    await sit(anya, message, 0, group)
+    await anya.tap(message, "Начать")
+    await group.wait_until(message, lambda m: "Посадить туда" in m.content)
+    await anya.tap(message, "с ботами")
+    await group.wait_until(message, lambda m: "Игра началась" in m.content)
+    await boris.start()
+    await boris.dm.wait_bot_message()
+    inject(message, seat)  # a client still showing the lobby's keyboard
+    tap = await boris.tap(message, data=seat)
+    assert tap.answer_text is not None and "Игра уже началась" in tap.answer_text
+    assert "закончилась" not in tap.answer_text
 
 
 async def test_bot_players_and_their_level(app: object, driver: Driver, svc: Services) -> None:
@@ -55,7 +127,7 @@ async def test_only_the_creator_picks_the_rules_and_the_chat_remembers_them(
     group = driver.add_group("Козлятник", [anya, boris])
     message = await lobby(driver, group, anya)
     refused = await boris.tap(message, "Правила")
-    assert refused.show_alert and "только тот, кто собрал стол" in (refused.answer_text or "")
+    assert refused.show_alert and "только создатель стола" in (refused.answer_text or "")
     await anya.tap(message, "Правила")
     await group.wait_until(message, lambda m: any("с прикупом" in b["text"] for r in m.buttons for b in r))
     await anya.tap(message, "с прикупом")
@@ -159,3 +231,32 @@ async def test_a_player_at_two_tables_gets_two_labelled_hands(
 
     titles = await driver.wait_for(hands, what="two hands")
     assert any("Козлятник" in t for t in titles) and any("Дача" in t for t in titles)
+
+
+async def test_rules_and_the_rules_menu_explain_every_term_in_one_line(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await anya.send(group, "/rules")
+    text = (await group.wait_text("Словарь")).content
+    terms = ("Шмон", "Матадоры", "Пара", "Черпак", "Шестак", "Яйца", "Козёл", "Хвалёж", "Штаны", "Обмен")
+    lines = text.split("\n")
+    for term in terms:
+        # One line, starting with the term, saying what it is.
+        assert sum(line.startswith(f"• {term}") for line in lines) == 1, term
+    message = await lobby(driver, group, anya)
+    await anya.tap(message, "Правила")
+    await group.wait_until(message, lambda m: "Словарь" in m.content and "• Черпак" in m.content)
+
+
+def test_english_texts_use_english_words_with_the_russian_term_in_brackets() -> None:
+    """ "para", "cherpak", "shestak", "shmon" appear only in brackets, after the English word."""
+    tr = Tr("en")
+    glossary = tr("rules.glossary")
+    for english, russian in (("Single loss", "para"), ("Double loss", "cherpak"), ("Triple loss", "shestak")):
+        assert f"{english}</b> ({russian}," in glossary
+    keys = ("rules.common", "cat.para", "cat.cherpak", "cat.shestak", "opt.cherpak_max", "event.queen_caught")
+    for key in keys:
+        outside = re.sub(r"\([^)]*\)", "", tr(key)).lower()
+        assert not re.search(r"\b(para|cherpak|shestak|shmon)\b", outside), (key, tr(key))

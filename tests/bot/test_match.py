@@ -63,6 +63,66 @@ async def test_four_people_play_a_match_to_the_goat(
     assert not driver.failed_calls(), driver.failed_calls()[:3]
 
 
+async def _set_option(creator, lobby_message, group, option: str, value: str) -> None:  # type: ignore[no-untyped-def]
+    """In the lobby's rules picker, tap ``option`` until it reads ``option: value``."""
+    want = f"{option}: {value}"
+    for _ in range(8):
+        if any(want == b["text"] for r in lobby_message.buttons for b in r):
+            return
+        before = lobby_message.edits
+        await creator.tap(lobby_message, f"{option}: ")
+        await group.wait_until(lobby_message, lambda m, e=before: m.edits > e)
+    raise AssertionError(f"{want!r} never showed")
+
+
+@pytest.mark.parametrize("brag,label", [("mirror", "зеркало"), ("fishing", "рыбалка")])
+async def test_four_people_play_a_classic_match_with_the_mirror_or_fishing(
+    app: object, driver: Driver, svc: Services, brag: str, label: str
+) -> None:
+    """A whole classic match (to 6, to keep it short) with brag=mirror or brag=fishing, every
+    decision tapped in the DMs: in the mirror each player is asked for his cut and the group shows the
+    cards laid, the bragger's face down."""
+    users = [driver.add_user(name) for name in NAMES]
+    group = driver.add_group("Козлятник", users)
+    message = await lobby(driver, group, users[0])
+    await users[0].tap(message, "Правила")
+    await group.wait_until(message, lambda m: any("Хвалёж: " in b["text"] for r in m.buttons for b in r))
+    await _set_option(users[0], message, group, "Хвалёж", label)
+    await _set_option(users[0], message, group, "Игра до", "6")
+    await users[0].tap(message, "Назад")
+    await group.wait_until(message, lambda m: any("Начать" in b["text"] for r in m.buttons for b in r))
+    for seat, user in enumerate(users):
+        await sit(user, message, seat, group)
+    await users[0].tap(message, "Начать")
+
+    def over() -> bool:
+        return any("Ещё партию" in b["text"] for m in group.bot_messages for r in m.buttons for b in r)
+
+    await play_until(driver, svc, users, over, rng=random.Random(11))
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.status == "over" and table.match is not None
+    assert table.rules["options"] == {"brag": brag, "match_target": 6}
+    assert max(table.match.penalty) >= 6
+    later = table.match.deals[1:]
+    assert later, "the match had a brag deal"
+    cuts = {move["seat"] for deal in later for move in deal["moves"] if "cut" in move}
+    shown = [
+        (str(c.params.get("chat_id")), str(c.params.get("text", "")))
+        for method in ("sendMessage", "editMessageText")
+        for c in driver.world.calls_of(method)
+    ]
+    if brag == "mirror":
+        assert cuts == {0, 1, 2, 3}, "each player cut, in his own DM"
+        asked = {chat for chat, text in shown if "Снимите колоду" in text}
+        assert asked == {str(u.dm.id) for u in users}
+        laid = [text for chat, text in shown if chat == str(group.id) and "Хвалёж (зеркало)" in text]
+        assert any("🂠" in text for text in laid), "the bragger's card face down in the group"
+    else:
+        assert not cuts and not any("brag" in move for deal in later for move in deal["moves"])
+    await driver.settle()
+    assert not driver.failed_calls(), driver.failed_calls()[:3]
+
+
 async def _match_with_three_bots(
     driver: Driver, svc: Services, group: SimGroup, anya: SimUser, seed: int
 ) -> None:

@@ -89,6 +89,24 @@ async def test_a_429_is_waited_out_for_its_retry_after(bot: Bot, driver: Driver)
     assert 3.0 in pace.sleeps
 
 
+async def test_a_delete_drops_the_edit_still_waiting_and_is_retried_after_a_5xx(
+    bot: Bot, driver: Driver
+) -> None:
+    anya = driver.add_user("Аня")
+    await anya.start()
+    outbox, _ = outbox_for(bot)
+    message = await outbox.send(anya.id, Content("⏳ reminder"))
+    assert message.message_id is not None
+    driver.world.inject_faults(method="deleteMessage", status=502, count=1)
+    outbox.edit(anya.id, message.message_id, Content("never shown"), urgent=False)
+    deleted = outbox.delete(anya.id, message.message_id)
+    assert (await deleted).message_id == message.message_id
+    await outbox.drain()
+    assert anya.dm.message(message.message_id).deleted
+    assert driver.calls("editMessageText") == []
+    assert [c.error_code for c in driver.calls("deleteMessage")] == [502, None]
+
+
 async def test_a_call_that_keeps_failing_is_given_up(bot: Bot, driver: Driver) -> None:
     anya = driver.add_user("Аня")
     await anya.start()

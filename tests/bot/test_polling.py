@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from telegram import Bot, Update
 
 from bot.app import build_application, services_of
@@ -13,6 +14,8 @@ from bot.polling import SOLE_CONSUMER, Poller
 from bot.sandbox import Driver, Emulator, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
+
+pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
 
 
 class _Consumer:

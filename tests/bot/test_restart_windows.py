@@ -39,6 +39,8 @@ from bot.storage import RedisStorage, Table
 from tests.bot import test_timers
 from tests.bot.helpers import play_until, sit, start_game, table_of
 
+pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
+
 LOBBY_MARK = "🪑"
 
 
@@ -293,13 +295,16 @@ async def test_a_timer_claimed_by_a_process_that_died_fires_after_its_lease(
     clock.advance(svc.settings.timer_lease)
     await eventually(lambda: ghost in svc.timers.fired, "the timer fired after its lease")
     await svc.timers.idle()
-    assert await storage.client.zcard(storage.inflight_key()) == 0, "fired: its lease is released"
+    inflight = storage.inflight_key(storage.bucket_of(ghost))
+    assert await storage.client.zcard(inflight) == 0, "fired: its lease is released"
     assert list(svc.timers.fired).count(ghost) == 1
 
 
 def test_the_in_flight_timers_share_the_timers_slot_on_a_cluster(storage: RedisStorage) -> None:
-    # The claim script touches both sets: on a Redis Cluster they must hash to one slot.
-    assert key_slot(storage.inflight_key().encode()) == key_slot(storage.timers_key().encode())
+    # The claim script touches both sets of a bucket: on a Redis Cluster they must hash to one slot.
+    for bucket in range(storage.timer_buckets):
+        due, inflight = storage.timers_key(bucket), storage.inflight_key(bucket)
+        assert key_slot(inflight.encode()) == key_slot(due.encode())
 
 
 async def test_a_timer_failing_while_redis_is_down_logs_one_warning_and_fires_later(
@@ -330,7 +335,7 @@ async def test_a_timer_failing_while_redis_is_down_logs_one_warning_and_fires_la
     clock.advance(svc.settings.timer_lease + 1)
     await eventually(lambda: list(svc.timers.fired).count(ghost) == 2, "the timer fired again")
     await svc.timers.idle()
-    assert await storage.client.zcard(storage.inflight_key()) == 0
+    assert await storage.client.zcard(storage.inflight_key(storage.bucket_of(ghost))) == 0
 
 
 # ----- 5. DEFAULT_LANGUAGE -----------------------------------------------------------------------

@@ -8,7 +8,7 @@ import random
 from PIL import Image
 
 from bot.handlers.services import Services
-from bot.handlers.tally import HEIGHT, WIDTH, tally_png
+from bot.handlers.tally import HEIGHT, WIDTH, drawable, tally_png
 from bot.sandbox import Driver
 from tests.bot.helpers import legal_hand, play_until, start_game
 
@@ -27,6 +27,23 @@ def test_more_penalty_uncovers_more_pips() -> None:
     assert dark(0) < dark(4) < dark(8) < dark(12)
 
 
+def _name_pixels(png: bytes, pair: int) -> int:
+    """Light pixels in the band where a pair's names are written."""
+    band = Image.open(io.BytesIO(png)).convert("L").crop((pair * WIDTH // 2, 36, (pair + 1) * WIDTH // 2, 60))
+    return sum(1 for p in band.tobytes() if p > 200)
+
+
+def test_the_picture_names_each_pair_without_the_emoji_the_font_lacks() -> None:
+    assert drawable("Аня и 🤖 Бот №3") == "Аня и Бот №3"
+    plain = tally_png((2, 4))
+    named = tally_png((2, 4), ("Аня и 🤖 Бот №3", "Борис и Вера"))
+    assert _name_pixels(plain, 0) == _name_pixels(plain, 1) == 0
+    assert _name_pixels(named, 0) > 100 and _name_pixels(named, 1) > 100
+    # A long name is made to fit its half of the picture.
+    long = tally_png((0, 0), ("Аня и 🤖 Бот №3", "Константин Константинопольский и Вера Прекраснейшая"))
+    assert _name_pixels(long, 1) > 100 and Image.open(io.BytesIO(long)).size == (WIDTH, HEIGHT)
+
+
 async def test_score_sends_the_picture_with_a_caption(app: object, driver: Driver, svc: Services) -> None:
     anya = driver.add_user("Аня")
     group = driver.add_group("Козлятник", [anya])
@@ -40,6 +57,7 @@ async def test_score_sends_the_picture_with_a_caption(app: object, driver: Drive
     assert "Счёт на шестёрках" in picture.content and "Аня и 🤖 Бот №3" in picture.content
     stored = driver.world.files[picture.photo_file_id]  # type: ignore[index]
     assert Image.open(io.BytesIO(stored.data)).size == (WIDTH, HEIGHT)
+    assert _name_pixels(stored.data, 0) > 100 and _name_pixels(stored.data, 1) > 100, "each pair is named"
 
 
 async def test_leave_gives_the_seat_to_a_bot_and_stop_ends_the_game(
@@ -54,7 +72,7 @@ async def test_leave_gives_the_seat_to_a_bot_and_stop_ends_the_game(
     assert table is not None and table.seats[1] is not None and table.seats[1].is_bot
     await legal_hand(driver, svc, anya)  # the game goes on without him
     await vera.send(group, "/stop")
-    await group.wait_text("Остановить игру может тот, кто собрал стол")
+    await group.wait_text("Остановить игру может создатель стола")
     await anya.send(group, "/stop")
     await group.wait_text("Игра остановлена")
     assert await svc.storage.load_table(group.id, None) is None

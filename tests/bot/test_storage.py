@@ -9,6 +9,8 @@ import pytest
 
 from bot.storage import ChatSettings, RedisStorage, Seat, StaleWrite, Table, UserSettings
 
+pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
+
 
 def _table(chat_id: int = -100123, thread_id: int | None = None) -> Table:
     return Table(

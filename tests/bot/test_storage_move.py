@@ -6,6 +6,8 @@ import pytest
 
 from bot.storage import ChatSettings, RedisStorage, StaleWrite, Table
 
+pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
+
 OLD, NEW = -4001, -1001000000001
 
 

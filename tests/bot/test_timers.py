@@ -25,11 +25,13 @@ from bot.handlers.words import seat_name
 from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
 from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
-from bot.storage import ChatSettings, MatchState, RedisStorage, Seat, Table
+from bot.storage import ChatSettings, MatchState, RedisStorage, Seat, StaleWrite, Table, TimerPlan
 from tests.bot.helpers import buttons, legal_hand, lobby, start_game, table_of
 
-TIMED_OUT = "не успевает — за него ходит бот"
-AWAY = "теперь за него играет бот"
+pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
+
+TIMED_OUT = "время вышло — этот ход делает бот"
+AWAY = "время вышло снова — дальше играет бот"
 EXPIRED_LOBBY = "никто и не собрал"
 
 
@@ -52,9 +54,12 @@ def redis_of(svc: Services) -> RedisStorage:
 
 
 async def pending(svc: Services) -> dict[str, float]:
-    """Every timer waiting in Redis, with its due time."""
+    """Every timer waiting in Redis (in every bucket), with its due time."""
     store = redis_of(svc)
-    return dict(await store.client.zrange(store.timers_key(), 0, -1, withscores=True))
+    found: dict[str, float] = {}
+    for bucket in range(store.timer_buckets):
+        found.update(await store.client.zrange(store.timers_key(bucket), 0, -1, withscores=True))
+    return found
 
 
 async def eventually(probe: Callable[[], Any], what: str, timeout: float = 10.0) -> Any:
@@ -135,6 +140,33 @@ async def test_a_reminder_at_half_time_then_the_bot_plays_and_the_group_is_told(
     assert move["seat"] == 0, "the bot decided for the absent seat"
     table = await table_of(svc, group)
     assert table is not None and table.timeouts == {0: 1} and table.away == []
+    await anya.dm.wait_deleted(reminder)  # the decision is taken: the reminder is gone
+
+
+async def test_the_reminder_is_deleted_once_the_person_decides(
+    app: object, driver: Driver, svc: Services, clock: FakeClock
+) -> None:
+    anya, group = await one_human_game(driver)
+    await armed(svc, group, "timeout")
+    clock.advance(31)
+    reminder = await anya.dm.wait_bot_message(lambda m: "осталось 30 с" in m.content)
+    hand = next(m for m in reversed(anya.dm.bot_messages) if m.buttons)  # her hand, before the reminder
+    for _, button, data in buttons(svc, hand):  # her cards in order, until one is legal
+        if button.payload.startswith("A") and not (await anya.tap(hand, data=data)).show_alert:
+            break
+    await anya.dm.wait_deleted(reminder)
+
+
+async def test_the_reminder_is_deleted_when_the_game_is_stopped(
+    app: object, driver: Driver, svc: Services, clock: FakeClock
+) -> None:
+    anya, group = await one_human_game(driver)
+    await armed(svc, group, "timeout")
+    clock.advance(31)
+    reminder = await anya.dm.wait_bot_message(lambda m: "осталось 30 с" in m.content)
+    await anya.send(group, "/stop")
+    await group.wait_text("Игра остановлена")
+    await anya.dm.wait_deleted(reminder)
 
 
 async def test_two_timeouts_in_a_row_make_the_seat_away_until_im_back(
@@ -147,9 +179,9 @@ async def test_two_timeouts_in_a_row_make_the_seat_away_until_im_back(
     second = await armed(svc, group, "timeout", after=first)
     clock.advance(61)
     notice = await group.wait_bot_message(lambda m: AWAY in m.content)
-    assert any("Я вернулся" in label for label, _, _ in buttons(svc, notice))
+    assert any("Снова в игре" in label for label, _, _ in buttons(svc, notice))
     dm = await anya.dm.wait_bot_message(
-        lambda m: any("Я вернулся" in label for label, _, _ in buttons(svc, m))
+        lambda m: any("Снова в игре" in label for label, _, _ in buttons(svc, m))
     )
     await played(svc, group, second)
     table = await table_of(svc, group)
@@ -165,11 +197,13 @@ async def test_two_timeouts_in_a_row_make_the_seat_away_until_im_back(
     assert (await played(svc, group, away_turn))["seat"] == 0
     assert len([m for m in group.bot_messages if TIMED_OUT in m.content or AWAY in m.content]) == 2
 
-    tap = await anya.tap(dm, "Я вернулся")
+    tap = await anya.tap(dm, "Снова в игре")
     assert not tap.show_alert and tap.answer_text is not None and "С возвращением" in tap.answer_text
     back = await table_of(svc, group)
     assert back is not None and back.away == [] and back.timeouts == {}
     await anya.dm.wait_until(dm, lambda m: "снова в игре" in m.content and m.buttons == [])
+    # The group's "I'm back" keyboard goes too: she is back.
+    await group.wait_until(notice, lambda m: "снова в игре" in m.content and m.buttons == [])
     # Her decisions are hers again: the next one waits for her, with a turn timer.
     await armed(svc, group, "timeout", after=away_turn)
 
@@ -381,7 +415,7 @@ async def test_settings_are_for_the_table_creator_and_admins(
     assert not tap.show_alert
     await group.wait_until(menu, lambda m: "Время на ход: 2 мин" in m.content)
     tap = await anya.tap(menu, "бот садится сразу")
-    await group.wait_until(menu, lambda m: "Кто не успел: бот садится сразу" in m.content)
+    await group.wait_until(menu, lambda m: "Если время вышло: бот садится сразу" in m.content)
     stored = await svc.storage.chat_settings(group.id)
     assert stored.turn_time == 120 and stored.timeout_action == "away"
     # The creator of the table here may change them too, admin or not.
@@ -511,3 +545,16 @@ async def test_storage_claims_each_due_timer_once_and_arms_a_turn_once(
         await other.close()
     taken = [member for batch in batches for member in batch]
     assert sorted(taken) == sorted(f"t{n}" for n in range(200))
+
+
+async def test_a_save_arms_its_timers_only_if_it_is_made(storage: RedisStorage) -> None:
+    # One script on a single Redis; on a cluster the save, then the timers' bucket (another slot).
+    table = Table(table_id="arm1", chat_id=-100555, creator_id=1, rules={})
+    member = TimerId("lobby", table.chat_id, None, table.table_id).pack()
+    await storage.save_table(table, ttl=60, timers=TimerPlan({member: 50.0}))
+    assert await storage.claim_timers(100.0) == [member]
+    await storage.finish_timer(member)
+    stale = table.model_copy(update={"version": 0})
+    with pytest.raises(StaleWrite):
+        await storage.save_table(stale, ttl=60, timers=TimerPlan({member: 60.0}))
+    assert await storage.claim_timers(100.0) == [], "a save refused arms nothing"

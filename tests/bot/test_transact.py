@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.handlers.game import Refusal
 from bot.handlers.services import Services
 from bot.storage import RedisStorage, Table
+
+pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
 
 
 async def test_a_table_saved_here_moments_ago_is_not_read_back_but_checked_by_its_version(

@@ -11,8 +11,7 @@ import pytest
 import redis
 
 from bot.engine import ALL_CARDS, Cut, Declare, Exchange, Play, Suit, Swap
-from bot.handlers.codec import MAX_CALLBACK, BadData, Button, Codec
-from bot.handlers.game import decode_action, encode_action
+from bot.handlers.codec import MAX_CALLBACK, BadData, Button, Codec, decode_action, encode_action
 from bot.handlers.i18n import LANGS, LOCALES_DIR, Tr, translations
 from bot.handlers.outbox import Content, Limits, Outbox
 from bot.storage import EmbeddedRedis

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from redis.asyncio.cluster import RedisCluster
 
 from bot.__main__ import forget_sandbox_store
 from bot.config import ConfigError, load_config
+from bot.storage import RedisStorage
 
 TOKEN = "123456789:" + "A" * 35
 
@@ -45,6 +47,18 @@ def test_config_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WEBHOOK_URL", "https://kozel.example.org/tg")
     monkeypatch.setenv("WEBHOOK_SECRET", "s3cret_token-1")
     assert load_config().mode == "webhook"
+
+
+@pytest.mark.parametrize("url", ["redis+cluster://10.0.0.5:6379", "rediss+cluster://node.example.org:6380"])
+async def test_a_cluster_url_picks_redis_cluster(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    monkeypatch.setenv("REDIS_URL", url)
+    assert load_config().redis_url == url
+    store = RedisStorage.from_url(url)  # connects at its first command: nothing is reached here
+    assert isinstance(store.client, RedisCluster) and store.cluster and store.timer_buckets > 1
+    plain = RedisStorage.from_url("redis://10.0.0.5:6379/0")
+    assert not plain.cluster and plain.timer_buckets == 1 and plain.timers_key() == "kozel:timers"
+    await store.close()
+    await plain.close()
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ from bot.engine import (
     Swap,
     SwapReturn,
 )
+from bot.engine.cards import Suit
 from bot.engine.errors import Reason
 
 #: What each reason's message says (the words the bot used to look for before reasons existed).
@@ -32,9 +33,15 @@ _WORDS = {
     Reason.FIRST_LEAD: "the first lead must be",
     Reason.TRUMP_LEAD: "may not be led",
     Reason.MUST_FOLLOW: "must follow",
+    Reason.MUST_FOLLOW_TRUMP: "a trump was led",
     Reason.MUST_TRUMP: "must play a trump",
     Reason.BY_THE_LAST: "'by the last'",
 }
+
+#: Reasons only the seat to act is given.
+_THE_SEAT_TO_ACT = frozenset(
+    (Reason.WRONG_PHASE, Reason.NOT_ALLOWED, Reason.MUST_FOLLOW, Reason.MUST_FOLLOW_TRUMP, Reason.MUST_TRUMP)
+)
 
 _CASES = [
     (Rules.make("classic"), 1),
@@ -66,7 +73,8 @@ def _probes(deal: Deal) -> list[Action]:
 def _check(deal: Deal, seat: int, action: Action, seen: set[Reason]) -> None:
     try:
         deal.copy().apply(seat, action)
-    except IllegalMoveError as e:
+    except IllegalMoveError as error:
+        e = error
         reason, text = e.reason, str(e)
     else:
         return
@@ -75,8 +83,14 @@ def _check(deal: Deal, seat: int, action: Action, seen: set[Reason]) -> None:
         assert _WORDS[reason] in text, (reason, text)
     if reason is Reason.NOT_YOUR_TURN:
         assert seat != deal.to_act, text
-    if reason in (Reason.WRONG_PHASE, Reason.NOT_ALLOWED, Reason.MUST_FOLLOW, Reason.MUST_TRUMP):
+    if reason in _THE_SEAT_TO_ACT:
         assert seat == deal.to_act, (reason, text)
+    if reason is Reason.MUST_FOLLOW:
+        # The suit to follow is named, and it is the led card's plain suit.
+        led = deal.trick[0][1]
+        assert e.suit is led.suit and deal.tables is not None and not deal.tables.is_trump(led), text
+    if reason is Reason.MUST_FOLLOW_TRUMP:
+        assert deal.tables is not None and deal.tables.is_trump(deal.trick[0][1]), text
     if reason is Reason.WRONG_PHASE and isinstance(action, Play):
         assert deal.phase is not Phase.PLAY, text
     if reason is Reason.NOT_ALLOWED:
@@ -115,7 +129,8 @@ def test_every_reason_is_met_in_play() -> None:
 
 
 def test_the_reason_survives_pickling() -> None:
-    error = IllegalMoveError("seat 1 cannot play QC: he must follow spades", Reason.MUST_FOLLOW)
+    error = IllegalMoveError("seat 1 cannot play QC: he must follow spades", Reason.MUST_FOLLOW, Suit.SPADES)
     again = pickle.loads(pickle.dumps(error))
     assert isinstance(again, IllegalMoveError) and again.reason is Reason.MUST_FOLLOW
+    assert again.suit is Suit.SPADES
     assert str(again) == str(error)

@@ -19,8 +19,9 @@ RECORDS = Path(__file__).resolve().parents[1] / "records"
 GOLDEN = sorted(p for p in RECORDS.glob("*.json") if not p.name.endswith(".expected.json"))
 ROOT = Path(__file__).resolve().parents[2]
 
-# The trump orders exactly as RULES.md prints them, for an independent check of every trick.
-PERMANENT = {"classic": "6C QC QS QH QD JC JS JH JD", "flip": "7C QC QS QH QD JC JS JH JD"}
+# The trump orders exactly as RULES.md prints them, for an independent check of every trick: the
+# permanent trumps by deck size (♣6 on top with 36 cards, ♣7 with 32).
+PERMANENT = {36: "6C QC QS QH QD JC JS JH JD", 32: "7C QC QS QH QD JC JS JH JD"}
 DRAW_LOW_TO_HIGH = "8C 9C KC TC AC JD JH JS JC QD QH QS QC 7C"
 TRICKS_TRUMPS = "6C JC JS JH JD AC TC KC QC 9C 8C 7C"
 PLAIN = "A T K 9 8 7 6"
@@ -28,18 +29,26 @@ PLAIN = "A T K 9 8 7 6"
 PLAIN_TRICKS = "A T K Q 9 8 7 6"
 
 
-def _trumps(preset: str, trump: str) -> list[str]:
+def _deck_size(rules: dict[str, Any]) -> int:
+    default = 36 if rules["preset"] == "classic" else 32
+    size: int = rules.get("options", {}).get("deck", default)
+    return size
+
+
+def _trumps(preset: str, trump: str, deck: int) -> list[str]:
     if preset == "draw":
         return DRAW_LOW_TO_HIGH.split()[::-1]
     if preset == "tricks":
         return TRICKS_TRUMPS.split()
-    top = PERMANENT[preset].split()
-    return top + [r + trump for r in PLAIN.split() if r + trump not in top and (preset != "flip" or r != "6")]
+    top = PERMANENT[deck].split()
+    return top + [r + trump for r in PLAIN.split() if r + trump not in top and (deck == 36 or r != "6")]
 
 
-def _naive_winner(plays: list[list[Any]], preset: str, trump: str, open_seat: int | None = None) -> int:
+def _naive_winner(
+    plays: list[list[Any]], preset: str, trump: str, deck: int, open_seat: int | None = None
+) -> int:
     """The winner by RULES.md's printed orders; the open hand's cards never win."""
-    order = _trumps(preset, trump)
+    order = _trumps(preset, trump, deck)
     trumps = [(order.index(c), s) for s, c in plays if c in order and s != open_seat]
     if trumps:
         return min(trumps)[1]
@@ -73,11 +82,12 @@ def test_golden_record_replays_to_its_expected_result(path: Path) -> None:
         assert str(err.value) == expected["refused"] and err.value.index == expected["index"]
         return
     assert result_of(record) == expected
-    preset = record["rules"]["preset"]
+    preset, size = record["rules"]["preset"], _deck_size(record["rules"])
     for deal, open_seat in zip(_deal_results(expected), _open_seats(record), strict=True):
         for trick in deal["tricks"]:
             if trick["winner"] is not None:
-                assert trick["winner"] == _naive_winner(trick["plays"], preset, deal["trump"], open_seat)
+                naive = _naive_winner(trick["plays"], preset, deal["trump"], size, open_seat)
+                assert trick["winner"] == naive
         if deal["tricks"] and "queen_caught" not in deal["events"]:
             assert sum(deal["points"]) == 120
             won = [0, 0]
@@ -96,15 +106,18 @@ def test_golden_records_cover_the_required_events() -> None:
         expected = json.loads(path.with_suffix("").with_suffix(".expected.json").read_text(encoding="utf-8"))
         if "refused" in expected:
             continue
-        preset = json.loads(path.read_text(encoding="utf-8"))["rules"]["preset"]
+        rules = json.loads(path.read_text(encoding="utf-8"))["rules"]
+        kinds = [rules["preset"], f"{rules['preset']}{_deck_size(rules)}"]
         for deal in _deal_results(expected):
-            events.setdefault(preset, set()).update(deal["events"])
+            for kind in kinds:
+                events.setdefault(kind, set()).update(deal["events"])
     assert {"queen_caught", "redeal", "eggs", "cherpak", "brag_won", "brag_lost", "exchange"} <= events[
         "classic"
     ]
     assert {"exchange", "exchange_refused", "brag_mirror"} <= events["classic"]
     assert {"queen_caught", "swap", "deal_passes", "eggs", "doubled"} <= events["flip"]
     assert {"queen_caught", "last_card_swap"} <= events["draw"]
+    assert {"queen_caught", "swap", "deal_passes", "declared_C", "eggs", "doubled"} <= events["flip36"]
     assert {"under_five", "two_or_fewer", "no_tricks", "all_tricks"} <= events["tricks"]
 
 

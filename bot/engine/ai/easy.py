@@ -31,6 +31,7 @@ from bot.engine.actions import (
     Swap,
     SwapReturn,
 )
+from bot.engine.brag import cut_points
 from bot.engine.cards import ALL_CARDS, Card, mask_of
 from bot.engine.deal import Phase
 from bot.engine.errors import KozelError
@@ -346,7 +347,8 @@ def choose_other(view: SeatView) -> Action:
     if isinstance(first, ChooseBragKind):
         return first
     if isinstance(first, Cut):
-        return legal[len(legal) // 2]
+        # Against a shuffled deck every cut is as good as any other: half, of the handful offered.
+        return Cut(dict(cut_points(view.stock_size)).get("half", 1))
     assert t is not None
     if isinstance(first, Swap):
         mine = [c for c in hand if t.is_trump(c)]

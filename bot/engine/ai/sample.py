@@ -1,7 +1,8 @@
 """Determinisation: worlds consistent with everything one seat has seen, and the true world of a deal.
 
 A seat knows its own hand, every card played, the cards it saw in other hands (flip's turned-up cards,
-the swapped card, the open hand) and how many cards each hand and draw's stock hold. Failing to follow
+the swapped card, the open hand) and how many cards each hand and draw's stock hold; in classic's
+mirror and fishing, how many trumps each player took from the deck (not which). Failing to follow
 shows a void (and, where a void player must trump, no trumps either); a draw leader whose pair led the
 last trick and still led a trump shows he held no plain card. Draw's voids last only until the next
 draw from the stock. :func:`sample_world` deals the unseen cards at random within those constraints.
@@ -54,6 +55,9 @@ class Knowledge:
     #: Seats known to hold exactly one unseen trump, with the trumps it may be: :func:`_place` gives
     #: each one of them first (the rest of his cards are plain: a trump void in ``allowed``).
     one_trump: tuple[tuple[int, int], ...] = ()
+    #: Classic's mirror and fishing: (seat, n, trumps): the seat's unseen cards hold at least ``n`` of
+    #: ``trumps`` (he took that many from the deck in everyone's sight); :func:`_place` gives them first.
+    min_trumps: tuple[tuple[int, int, int], ...] = ()
     #: Whether the voids leave any world at all (else the sampler ignores them at once).
     strict: bool = True
 
@@ -186,6 +190,7 @@ def knowledge(view: SeatView) -> Knowledge:
                 allowed, one_trump, strict = read, ones, True
                 break
     strict = strict or _fits(allowed, need, ())
+    min_trumps = _brag_trumps(view, t, known, allowed, need)
     restricted = False
     if static.is_draw and not view.trick:
         restricted = not view.tricks or PAIR_OF[leader] == PAIR_OF[view.tricks[-1].leader]
@@ -216,8 +221,47 @@ def knowledge(view: SeatView) -> Knowledge:
         },
         swaps=swaps,
         one_trump=tuple((h, m) for h, m in one_trump if m),
+        min_trumps=min_trumps,
         strict=strict,
     )
+
+
+def _brag_trumps(
+    view: SeatView, t: Tables, known: list[int], allowed: list[int], need: list[int]
+) -> tuple[tuple[int, int, int], ...]:
+    """Classic's mirror and fishing: a player who took ``k`` trumps from the deck began play with at
+    least ``min(k, hand size)`` trumps (his excess went to his partner, and it was his latest trumps;
+    whatever came to him from his partner's excess was trumps too; the exchange only adds trumps to
+    the strong hand). So his unseen cards hold at least that many, less the trumps he has played and
+    those seen in his hand. The open hand, whose trumps went in the exchange, is seen whole."""
+    took = view.brag_took
+    if not any(took):
+        return ()
+    tm = t.trump_mask
+    size = view.rules.hand_size - brag_tricks(view)
+    played = [0] * N_SEATS
+    for tr in view.tricks[brag_tricks(view) :]:
+        for seat, c in tr.plays:
+            played[seat] |= c.bit
+    for seat, c in view.trick:
+        played[seat] |= c.bit
+    out = []
+    free = 0
+    for h in range(N_SEATS):
+        if h in (view.seat, view.open_seat) or not need[h]:
+            continue
+        n = min(took[h], size) - ((played[h] | known[h]) & tm).bit_count()
+        if n <= 0:
+            continue
+        n = min(n, need[h])
+        may = allowed[h] & tm
+        if may.bit_count() < n:
+            return ()  # the view contradicts it (it cannot at a real table): sample without it
+        out.append((h, n, may))
+        free |= may
+    if free.bit_count() < sum(n for _, n, _ in out):
+        return ()
+    return tuple(out)
 
 
 def _fits(allowed: list[int], need: list[int], one_trump: Sequence[tuple[int, int]]) -> bool:
@@ -348,6 +392,16 @@ def _place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], l
         hands[h] |= b
         left[h] -= 1
         cards.remove(b)
+    for h, n, m in k.min_trumps if strict else ():  # the trumps he took in the brag, first
+        ms = bits_of(m & ~(hands[0] | hands[1] | hands[2] | hands[3]))
+        if len(ms) < n:
+            return None
+        for i in range(n):
+            j = i + int(rnd() * (len(ms) - i))
+            ms[i], ms[j] = ms[j], ms[i]
+            hands[h] |= ms[i]
+            cards.remove(ms[i])
+        left[h] -= n
     for i in range(len(cards) - 1, 0, -1):
         j = int(rnd() * (i + 1))
         cards[i], cards[j] = cards[j], cards[i]

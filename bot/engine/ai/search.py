@@ -14,6 +14,10 @@ seen), earlier once the leading card is ahead of every other by three standard e
 the minimum, at a hard cap counted from the start of the decision. Clear decisions so take a few
 dozen worlds and close ones the whole budget.
 
+The decisions before the first lead named in ``Budget.preplay`` (classic's exchange and gift, flip's
+swap, the card returned and the declared trump) are searched the same way on worlds sampled at that
+point (:mod:`bot.engine.ai.preplay`); the brag and the mirror's cut follow the rule player's rules.
+
 Only :class:`CheatPlayer` is shown the deal: the arena hands the whole deal to a player with
 ``decide_open``, so the levels that fill seats must not have one.
 
@@ -35,6 +39,7 @@ from bot.engine.deal import Deal, Phase
 from bot.engine.errors import KozelError
 from bot.engine.view import SeatView, view_for
 
+from . import preplay
 from .easy import choose_card, choose_other
 from .sample import knowledge, sample_world, true_world
 from .solver import Solver, SolveTimeout, merge_equivalent
@@ -83,6 +88,10 @@ class Budget:
     solve_at_preset: tuple[tuple[str, int], ...] = ()
     #: Penalty points per deal by which the rule player's card is preferred (see :meth:`SearchPlayer.search`).
     prior_bonus: float = 0.3
+    #: The decisions before the first lead searched like a card (:mod:`bot.engine.ai.preplay`:
+    #: ``"exchange"``, classic's exchange and gift; ``"swap"``, flip's swap and the card returned;
+    #: ``"declare"``, flip's declared trump); the others follow the rule player's rules.
+    preplay: tuple[str, ...] = ("exchange", "swap", "declare")
 
     def solve_from(self, preset: str) -> int:
         """How many cards left the exact solver starts from under ``preset`` (0: never)."""
@@ -100,10 +109,14 @@ class SearchPlayer:
         self.budget = budget
 
     def decide(self, view: SeatView, rng: random.Random) -> Action:
-        """The card with the best mean worth over sampled worlds (other decisions: the rule player's)."""
+        """The card with the best mean worth over sampled worlds; classic's exchange, flip's swap and
+        declared trump are searched alike (:mod:`bot.engine.ai.preplay`), the brag and the cut follow
+        the rule player's rules."""
         if not view.legal:
             raise KozelError(f"seat {view.seat} has no decision to take")
         if view.phase is not Phase.PLAY:
+            if preplay.searched(view, self.budget.preplay):
+                return preplay.decide(view, rng, self.budget, time.perf_counter())
             return choose_other(view)
         if len(view.legal) == 1:
             return view.legal[0]

@@ -1,0 +1,117 @@
+"""The parts every layer of the handlers shares, built once by the composition root.
+
+The handlers are layered, each importing only the layers below it (``tests/bot/test_layers.py``
+checks there is no import circle):
+
+1. pieces with no state of their own: :mod:`~bot.handlers.codec`, :mod:`~bot.handlers.i18n`,
+   :mod:`~bot.handlers.outbox`, :mod:`~bot.handlers.leftovers`, the views, and
+   :mod:`~bot.handlers.game` (the engine behind a table);
+2. this module: settings, bench timings, and :class:`Core` (storage, outbox, codec, settings);
+3. :mod:`~bot.handlers.usecase`: the one path a change of a table takes, ending in a
+   :class:`~bot.handlers.usecase.Snapshot` handed to the renderers;
+4. the renderers, which read snapshots: :mod:`~bot.handlers.presenter`, :mod:`~bot.handlers.bots`
+   (bot players, which play through the use case), :mod:`~bot.handlers.timers`;
+5. :mod:`~bot.handlers.services` (:class:`~bot.handlers.services.Services`: all of the above for
+   the update handlers) and the update handlers themselves: ``play``, ``lobby``, ``commands``,
+   ``settings_menu``, ``faults``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+
+from bot.handlers.codec import Codec
+from bot.handlers.outbox import Limits, Outbox
+from bot.storage import Storage, Table
+
+TableKey = tuple[int, int | None]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Tunables: bot thinking delay, expiry times, pacing."""
+
+    #: Seconds a bot player waits before each decision, so people can follow the play.
+    bot_delay: float = 1.0
+    lobby_ttl: float = 15 * 60
+    #: An abandoned game (nobody acted for this long) expires.
+    table_ttl: float = 3 * 24 * 3600
+    #: A finished match stays for a rematch this long.
+    over_ttl: float = 6 * 3600
+    limits: Limits = field(default_factory=Limits)
+    #: Seconds a person has for a decision in a chat that chose none in /settings (0: no timer).
+    turn_time: int = 60
+    #: How often the timers stored in Redis are checked for due ones (seconds).
+    timer_interval: float = 1.0
+    #: The Unix time, for timers and expiry; tests pass a clock they move by hand.
+    clock: Callable[[], float] = time.time
+    #: Seconds an update is held by the process handling it; a delivery after that (the process
+    #: died) is handled again. Longer than any handler takes.
+    update_lease: float = 30.0
+    #: Seconds a claimed timer is held by the process firing it; after that (the process died) it
+    #: is due again.
+    timer_lease: float = 60.0
+    #: The operator's language (``DEFAULT_LANGUAGE``), where no chat or person has one.
+    default_language: str = "ru"
+    #: Handling times kept for the bench (:class:`Stats`): the latest this many of each kind.
+    timings_kept: int = 10_000
+
+
+@dataclass
+class Stats:
+    """Handling times of taps (seconds, network excluded), for the bench: the latest ones only."""
+
+    kept: int = 10_000
+    tap_times: deque[float] = field(init=False)
+    #: From a move's update being taken until the presenter has queued its messages (up to the
+    #: first call it must wait for: a new message's id).
+    queued_times: deque[float] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tap_times = deque(maxlen=self.kept)
+        self.queued_times = deque(maxlen=self.kept)
+
+
+_TAKEN = "kozel_taken_at"
+
+
+def mark_taken(context: object) -> None:
+    """Note when the update of ``context`` was taken (its first handler runs), for handling times."""
+    vars(context)[_TAKEN] = time.perf_counter()
+
+
+def taken_at(context: object) -> float:
+    """When the update of ``context`` was taken (now, if nobody noted it)."""
+    at = vars(context).get(_TAKEN)
+    return at if isinstance(at, float) else time.perf_counter()
+
+
+def key_of(table: Table) -> TableKey:
+    """The storage key of a table: its chat and forum topic."""
+    return (table.chat_id, table.thread_id)
+
+
+@dataclass
+class Core:
+    """Storage, outbox, codec and settings: what the use case and every renderer is built on."""
+
+    storage: Storage
+    outbox: Outbox
+    codec: Codec
+    settings: Settings
+    bot_username: str
+    executor: Executor | None = None
+    rng: random.Random = field(default_factory=random.SystemRandom)
+    stats: Stats = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.stats = Stats(self.settings.timings_kept)
+
+    def deep_link(self, payload: str) -> str:
+        """A t.me link that opens the bot's DM with a start payload."""
+        return f"https://t.me/{self.bot_username}?start={payload}"

@@ -1,0 +1,87 @@
+"""Private-chat hygiene: messages that stop meaning anything once the table moves on.
+
+A half-time reminder ("осталось 30 с") is deleted once its decision is taken (by the person or by
+the bot player at the timeout) or the game ends; an "I'm back" keyboard (in the group and in the
+person's DM) goes once the person is back, or the game ends. What is to be tidied is kept in this
+process's memory, by table: a restart (or a move handled by another process, until this one sees
+the table change) leaves it as it is.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from bot.handlers.outbox import Content, Outbox
+from bot.storage import Table
+
+#: Tables whose leftovers are kept at most (the oldest are forgotten first).
+TABLES_KEPT = 10_000
+
+TableKey = tuple[int, int | None]
+#: A person's decision: (deal number, moves made, seat).
+TurnKey = tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Leftover:
+    """A message to tidy: a reminder of ``turn``, or an "I'm back" keyboard of ``seat``."""
+
+    table_id: str
+    seat: int
+    chat_id: int
+    message_id: int
+    #: The reminder's turn; None for an "I'm back" message.
+    turn: TurnKey | None = None
+    #: An "I'm back" message: what it says once the person is back, and once the game is gone.
+    back: Content | None = None
+    ended: Content | None = None
+
+
+class Leftovers:
+    """Remembers leftovers per table and tidies them when a change of the table makes them moot."""
+
+    def __init__(self, outbox: Outbox) -> None:
+        self.outbox = outbox
+        self._kept: OrderedDict[TableKey, list[Leftover]] = OrderedDict()
+
+    def add(self, key: TableKey, item: Leftover) -> None:
+        """Remember a message to tidy later."""
+        self._kept.setdefault(key, []).append(item)
+        self._kept.move_to_end(key)
+        while len(self._kept) > TABLES_KEPT:
+            self._kept.popitem(last=False)
+
+    def tidy(self, table: Table, turn: TurnKey | None) -> None:
+        """The table as it now stands (``turn``: the person's decision it waits for): tidy what is moot."""
+        key = (table.chat_id, table.thread_id)
+        kept = self._kept.get(key)
+        if not kept:
+            return
+        playing = table.status == "playing"
+        still = []
+        for item in kept:
+            if not playing or item.table_id != table.table_id:
+                self._end(item)
+            elif item.turn is not None and item.turn != turn:
+                self.outbox.delete(item.chat_id, item.message_id)
+            elif item.turn is None and item.seat not in table.away:
+                if item.back is not None:
+                    self.outbox.edit(item.chat_id, item.message_id, item.back)
+            else:
+                still.append(item)
+        if still:
+            self._kept[key] = still
+        else:
+            del self._kept[key]
+
+    def forget(self, table: Table) -> None:
+        """The table is gone (stopped, expired): tidy all its leftovers."""
+        for item in self._kept.pop((table.chat_id, table.thread_id), []):
+            self._end(item)
+
+    def _end(self, item: Leftover) -> None:
+        if item.turn is not None:
+            self.outbox.delete(item.chat_id, item.message_id)
+        elif item.ended is not None:
+            self.outbox.edit(item.chat_id, item.message_id, item.ended)

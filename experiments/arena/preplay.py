@@ -1,0 +1,25 @@
+"""Ablation of the searched decisions before the first lead (:mod:`bot.engine.ai.preplay`): the same
+levels with those decisions taken by the rule player's rules, as before they were searched.
+
+``python -m bot.engine.arena --a medium --b experiments.arena.preplay:medium_rule --preset classic``
+measures the searched exchange, ``--preset flip`` the searched swap (classic has no swap, flip no
+exchange)."""
+
+import dataclasses
+
+import bot.engine.ai.search as S
+
+
+def medium_rule() -> S.SearchPlayer:
+    return S.SearchPlayer("medium-rule-preplay", dataclasses.replace(S.MEDIUM, preplay=()))
+
+
+def hard_rule() -> S.SearchPlayer:
+    return S.SearchPlayer("hard-rule-preplay", dataclasses.replace(S.HARD, preplay=()))
+
+
+def medium_rule_declare() -> S.SearchPlayer:
+    """``medium`` with only flip's declared trump by the rule (the swap still searched): the ablation of
+    the declare search, ``--preset flip --option trump_mode=declare``."""
+    budget = dataclasses.replace(S.MEDIUM, preplay=tuple(k for k in S.MEDIUM.preplay if k != "declare"))
+    return S.SearchPlayer("medium-rule-declare", budget)
