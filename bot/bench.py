@@ -37,7 +37,7 @@ from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage
 from bot.storage import EmbeddedRedis, RedisStorage
 
-PRESETS = ("classic", "flip", "draw")
+PRESETS = ("classic", "flip", "draw", "tricks")
 #: The bench's people and groups use the default language; every label is looked up in its catalog.
 TR = Tr(DEFAULT_LANG)
 

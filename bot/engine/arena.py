@@ -30,7 +30,7 @@ from typing import Any
 from bot.engine.ai.base import Player, make_player
 from bot.engine.deal import PAIR_OF, DealResult
 from bot.engine.match import Match
-from bot.engine.rules import ClassicOptions, Rules
+from bot.engine.rules import PRESETS, ClassicOptions, Rules
 from bot.engine.view import view_for
 
 
@@ -223,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         "--a", required=True, help="side A: a level or package.module:factory; 'x,y' mixes a pair"
     )
     ap.add_argument("--b", required=True, help="side B, likewise")
-    ap.add_argument("--preset", default="classic", choices=["classic", "flip", "draw"])
+    ap.add_argument("--preset", default="classic", choices=list(PRESETS))
     ap.add_argument("--option", action="append", default=[], help="a rule option, key=value (JSON value)")
     ap.add_argument("--deals", type=int, default=100, help="paired deals to play (each is played twice)")
     ap.add_argument("--seed", type=int, default=1)

@@ -60,6 +60,7 @@ CASES: dict[str, tuple[str, int]] = {
     "classic_brag": ("classic", 2),
     "flip": ("flip", 1),
     "draw": ("draw", 1),
+    "tricks": ("tricks", 1),
 }
 
 

@@ -225,6 +225,12 @@ class Deal:
             if self.redeal_if_four_queens():
                 return
             self.start_play(self.dealer, restricted=True)
+        elif preset == "tricks":
+            # RULES.md §5: every deal one card at a time, no brag; the ♣J holder leads the first deal
+            # (and deals the second), later the player on the dealer's left leads.
+            self.set_trump(Suit.CLUBS)
+            self.one_at_a_time(self.deck, self.left)
+            self.start_play(self.holder(JACK_OF_CLUBS) if self.deal_no == 1 else self.left)
         else:
             flip.deal_cards(self, self.swaps)
 

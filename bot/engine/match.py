@@ -11,6 +11,7 @@ from bot.engine.deal import N_SEATS, Deal, DealResult
 from bot.engine.eggs import EggDraw, draw_egg_cards
 from bot.engine.errors import KozelError
 from bot.engine.rules import ClassicOptions, FlipOptions, Rules, TrumpMode
+from bot.engine.scoring import ALL_TRICKS
 
 GOAT = "goat"
 GOAT_WITH_DRIVERS = "goat_with_drivers"
@@ -86,6 +87,11 @@ class Match:
         self.dealer = self._next_dealer(result)
         self.deal_no += 1
         self._check_end()
+        if ALL_TRICKS in result.events and self.loser is None:
+            # ``tricks``: a pair that takes all nine tricks wins the match at once (RULES.md §5).
+            assert result.loser is not None
+            self.loser = result.loser
+            self.title = self._title(self.penalty[result.loser])
 
     @property
     def eggs_to_draw(self) -> int:
@@ -119,8 +125,10 @@ class Match:
 
     def _next_dealer(self, result: DealResult) -> int:
         opts = self.rules.options
-        jack_deals = isinstance(opts, ClassicOptions) or (
-            isinstance(opts, FlipOptions) and opts.trump_mode is TrumpMode.JACK_DECLARES
+        jack_deals = (
+            isinstance(opts, ClassicOptions)
+            or self.rules.preset == "tricks"
+            or (isinstance(opts, FlipOptions) and opts.trump_mode is TrumpMode.JACK_DECLARES)
         )
         if self.deal_no == 1 and jack_deals and result.jack_holder is not None:
             return result.jack_holder
@@ -134,6 +142,9 @@ class Match:
                     isinstance(self.rules.options, ClassicOptions) and self.rules.options.score_winners
                 )
                 self.loser = 1 - pair if winners_mode else pair
-                # "Goats with drivers": the match ended on two or more past the target (14+ of 12).
-                self.title = GOAT_WITH_DRIVERS if self.penalty[pair] >= target + 2 else GOAT
+                self.title = self._title(self.penalty[pair])
                 return
+
+    def _title(self, total: int) -> str:
+        # "Goats with drivers": the match ended on two or more past the target (14+ of 12).
+        return GOAT_WITH_DRIVERS if total >= self.rules.options.match_target + 2 else GOAT

@@ -1,7 +1,7 @@
 """Card order for one deal: which cards are trumps, what beats what, and the masks the engine plays on.
 
-A deal's order depends only on the deck, the trump suit and the jack order, so tables are built once
-and shared (:func:`tables_for` is cached).
+A deal's order depends only on the deck, the trump suit, the jack order and whether queens are trumps
+(not in ``tricks``), so tables are built once and shared (:func:`tables_for` is cached).
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from bot.engine.rules import JackOrder, Rules
 TRUMP = 0
 #: Plain-suit order, high to low: the ten is above the king.
 PLAIN_ORDER = (Rank.ACE, Rank.TEN, Rank.KING, Rank.NINE, Rank.EIGHT, Rank.SEVEN, Rank.SIX)
+#: ``tricks``' plain order, where queens but the ♣Q are plain cards: the queen under the king, as in its
+#: trump suit (RULES.md §5: clubs A 10 K Q 9 8 7).
+PLAIN_ORDER_WITH_QUEEN = (Rank.ACE, Rank.TEN, Rank.KING, Rank.QUEEN, *PLAIN_ORDER[3:])
 _QUEENS = tuple(Card(Rank.QUEEN, s) for s in SUITS)
 _JACKS = {
     JackOrder.STANDARD: tuple(Card(Rank.JACK, s) for s in SUITS),
@@ -73,16 +76,17 @@ class Tables:
 
 def tables_for(rules: Rules, trump: Suit) -> Tables:
     """The card order of a deal played under ``rules`` with ``trump`` as trump suit."""
-    return _tables(rules.deck_size, trump, rules.jack_order)
+    return _tables(rules.deck_size, trump, rules.jack_order, not rules.by_tricks)
 
 
 @lru_cache(maxsize=64)
-def _tables(deck_size: int, trump: Suit, jack_order: JackOrder) -> Tables:
+def _tables(deck_size: int, trump: Suit, jack_order: JackOrder, queens_trump: bool = True) -> Tables:
     deck = deck_for(deck_size)
     in_deck = set(deck)
     top = Card(Rank.SEVEN, Suit.CLUBS) if deck_size == 32 else Card(Rank.SIX, Suit.CLUBS)
     trumps: list[Card] = [top]
-    for c in (*_QUEENS, *_JACKS[jack_order], *(Card(r, trump) for r in PLAIN_ORDER)):
+    queens, plain_order = (_QUEENS, PLAIN_ORDER) if queens_trump else ((), PLAIN_ORDER_WITH_QUEEN)
+    for c in (*queens, *_JACKS[jack_order], *(Card(r, trump) for r in plain_order)):
         if c in in_deck and c not in trumps:
             trumps.append(c)
     eff = [-1] * N_IDS
@@ -93,7 +97,7 @@ def _tables(deck_size: int, trump: Suit, jack_order: JackOrder) -> Tables:
     for c in deck:
         if eff[c.id] != TRUMP:
             eff[c.id] = 1 + c.suit.ordinal
-            power[c.id] = len(PLAIN_ORDER) - PLAIN_ORDER.index(c.rank)
+            power[c.id] = len(plain_order) - plain_order.index(c.rank)
     suit_masks = [0] * 5
     for c in deck:
         suit_masks[eff[c.id]] |= c.bit

@@ -1,17 +1,17 @@
-"""The rules a table plays by: a preset (``classic``, ``flip``, ``draw``) and its validated options."""
+"""The rules a table plays by: a preset (``classic``, ``flip``, ``draw``, ``tricks``) and its options."""
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bot.engine.cards import SHMON_32, SHMON_36, Card, Suit
 from bot.engine.errors import RulesError
 
-Preset = Literal["classic", "flip", "draw"]
-PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw")
+Preset = Literal["classic", "flip", "draw", "tricks"]
+PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw", "tricks")
 
 
 class BragKind(StrEnum):
@@ -91,13 +91,27 @@ class DrawOptions(_Options):
     """Options of the draw-pile form (RULES.md §4)."""
 
 
-_OPTION_MODELS: dict[str, type[_Options]] = {
+class TricksOptions(BaseModel):
+    """Options of trick-counting Kozel (RULES.md §5): only classic's options that still make sense
+    where the deck, the trumps and the dealing are fixed and a deal is scored by tricks (the others
+    are refused by name as unknown; docs/rules-notes.md says why each)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    match_target: int = Field(12, ge=2, le=100, description="penalty points that end the match")
+    must_trump_when_void: bool = Field(False, description="a player void in the led suit must trump if able")
+    #: Queens but the ♣Q are plain cards here: a hand of four is nothing special (not an option).
+    redeal_four_queens: ClassVar[bool] = False
+
+
+_OPTION_MODELS: dict[str, type[BaseModel]] = {
     "classic": ClassicOptions,
     "flip": FlipOptions,
     "draw": DrawOptions,
+    "tricks": TricksOptions,
 }
 
-Options = ClassicOptions | FlipOptions | DrawOptions
+Options = ClassicOptions | FlipOptions | DrawOptions | TricksOptions
 
 
 class Rules(BaseModel):
@@ -146,6 +160,8 @@ class Rules(BaseModel):
     @property
     def deck_size(self) -> int:
         """How many cards are dealt."""
+        if self.preset == "tricks":
+            return 36
         return self.options.deck if isinstance(self.options, ClassicOptions | FlipOptions) else 32
 
     @property
@@ -163,7 +179,12 @@ class Rules(BaseModel):
         """The trump suit when the preset fixes it; ``None`` when each deal chooses it (``flip``)."""
         if isinstance(self.options, ClassicOptions):
             return self.options.trump_suit
-        return Suit.CLUBS if self.preset == "draw" else None
+        return Suit.CLUBS if self.preset in ("draw", "tricks") else None
+
+    @property
+    def by_tricks(self) -> bool:
+        """Whether a deal is scored by the tricks each pair took (``tricks``), not by card points."""
+        return self.preset == "tricks"
 
     @property
     def queen_penalty(self) -> int:

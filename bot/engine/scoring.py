@@ -8,6 +8,11 @@ from bot.engine.rules import ClassicOptions, Rules, _Threshold
 
 #: Event names of the losing pair's category (RULES.md §1's table).
 PARA, CHERPAK, SHESTAK = "para", "cherpak", "shestak"
+#: ``tricks`` (RULES.md §5): the losing pair's category by the tricks it took — fewer than five, two or
+#: fewer, none — and the other pair's taking all nine, which ends the match.
+UNDER_FIVE, TWO_OR_FEWER, NO_TRICKS, ALL_TRICKS = "under_five", "two_or_fewer", "no_tricks", "all_tricks"
+#: Every category event, for whoever names why a pair was charged.
+CATEGORIES = (PARA, CHERPAK, SHESTAK, UNDER_FIVE, TWO_OR_FEWER, NO_TRICKS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +49,8 @@ def score_deal(
     if queen_caught_pair is not None:
         events.append("queen_caught")
         return _charge(rules, queen_caught_pair, rules.queen_penalty * mult, events, mult)
+    if rules.by_tricks:
+        return _by_tricks(rules, tricks_won)
     if points[0] == points[1]:
         return DealScore((0, 0), ("eggs",), None, mult)
     loser = 0 if points[0] < points[1] else 1
@@ -61,6 +68,18 @@ def score_deal(
             base, name = 2, PARA
         events.append(name)
     return _charge(rules, loser, base * mult, events, mult)
+
+
+def _by_tricks(rules: Rules, tricks_won: tuple[int, int]) -> DealScore:
+    """``tricks``: the pair with fewer than five of the nine tricks is charged 2, with two or fewer 4,
+    with none 6 (and the other pair, having taken all nine, wins the match: see ``Match.add``)."""
+    loser = 0 if tricks_won[0] < tricks_won[1] else 1
+    n = tricks_won[loser]
+    if n == 0:
+        return _charge(rules, loser, 6, [NO_TRICKS, ALL_TRICKS], 1)
+    if n <= 2:
+        return _charge(rules, loser, 4, [TWO_OR_FEWER], 1)
+    return _charge(rules, loser, 2, [UNDER_FIVE], 1)
 
 
 def _charge(rules: Rules, loser: int, amount: int, events: list[str], mult: int) -> DealScore:

@@ -63,6 +63,7 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
     if table.lobby_view == "rules":
         lines.append("")
         lines.append(tr("lobby.rules_hint"))
+        lines.append(tr(f"lobby.about.{rules.preset}"))  # the chosen preset in a line
         lines.append("")
         lines.append(tr("rules.glossary"))  # the menu's jargon, one line a term
         rows.append(

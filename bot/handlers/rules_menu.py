@@ -12,10 +12,15 @@ import typing
 from typing import Any
 
 from bot.engine import Rules, RulesError
-from bot.engine.rules import PRESETS, ClassicOptions, DrawOptions, FlipOptions
+from bot.engine.rules import PRESETS, ClassicOptions, DrawOptions, FlipOptions, TricksOptions
 from bot.handlers.i18n import Tr
 
-_MODELS: dict[str, Any] = {"classic": ClassicOptions, "flip": FlipOptions, "draw": DrawOptions}
+_MODELS: dict[str, Any] = {
+    "classic": ClassicOptions,
+    "flip": FlipOptions,
+    "draw": DrawOptions,
+    "tricks": TricksOptions,
+}
 #: Match targets offered (12 is the rule; shorter and longer games for those who want them).
 TARGETS = (12, 6, 18, 24)
 

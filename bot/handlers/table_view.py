@@ -7,6 +7,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.engine import GOAT_WITH_DRIVERS, PARTNER_OF, Deal, Phase, Trick
 from bot.engine.cards import Card
 from bot.engine.eggs import EggDraw, egg_number
+from bot.engine.scoring import CATEGORIES
 from bot.handlers.brag_view import public_brag_lines
 from bot.handlers.codec import Codec, Rematch
 from bot.handlers.game import replay, rules_of
@@ -18,7 +19,7 @@ from bot.storage import Table
 #: Eggs drawn at most that get a line each; with more, only the sums are shown.
 EGG_LINES = 5
 #: Events of a deal result that get a line of their own, in this order.
-EVENTS = ("queen_caught", "eggs", "doubled", "redeal", "deal_passes", "swap", "last_card_swap")
+EVENTS = ("queen_caught", "eggs", "doubled", "redeal", "deal_passes", "swap", "last_card_swap", "all_tricks")
 
 
 def trick_line(tr: Tr, table: Table, n: int, trick: Trick) -> str:
@@ -122,6 +123,10 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
             pb=result.points[1],
         )
     )
+    if deal.rules.by_tricks:  # tricks: the tricks decide, the points are only shown
+        won = result.tricks_won
+        a, b = pair_names(tr, table, 0), pair_names(tr, table, 1)
+        lines.append(tr("summary.tricks", a=a, b=b, ta=won[0], tb=won[1]))
     for e in EVENTS:
         if e == "swap":  # one line per swap, naming the partners
             lines.extend(
@@ -143,7 +148,7 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
             lines.append(tr(f"event.{e}"))
     for pair in (0, 1):
         if result.penalty[pair]:
-            why = next((tr(f"cat.{e}") for e in ("para", "cherpak", "shestak") if e in result.events), "")
+            why = next((tr(f"cat.{e}") for e in CATEGORIES if e in result.events), "")
             names, n = pair_names(tr, table, pair), result.penalty[pair]
             # A caught queen's penalty has no category: its event line above says why.
             lines.append(

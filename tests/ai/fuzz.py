@@ -1,4 +1,5 @@
-"""Fuzz the bot players over whole matches: ``python -m tests.ai.fuzz SECONDS [FIRST_SEED] [--brag KIND]``.
+"""Fuzz the bot players over whole matches: ``python -m tests.ai.fuzz SECONDS [FIRST_SEED] [--brag KIND]
+[--preset PRESET]``.
 
 Each seed picks a rule set (every one of ``tests/engine/test_properties.py`` and a few more option
 mixes) and four players from ``easy``, ``random``, ``greedy`` and the tiny search levels, and plays up to
@@ -8,8 +9,9 @@ and fishing too) — except on flip after a partner
 returned a trump for a swap, which the knowledge reads, as a strong player returns, as a plain card —
 and that every decision is legal. Prints each failing seed with its traceback, then the totals; exits
 1 on any failure. ``--brag mirror`` (or any brag kind) keeps only the classic rule sets that can
-brag that way (``brag`` or ``brag_choice``). Not part of ``make test`` (it runs for as long as it
-is given); the property tests cover the same ground on fixed seeds."""
+brag that way (``brag`` or ``brag_choice``); ``--preset tricks`` (or any preset) only the rule sets of
+that preset. Not part of ``make test`` (it runs for as long as it is given); the property tests cover
+the same ground on fixed seeds."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from collections.abc import Callable
 from bot.engine import ALL_CARDS, BragKind, Deal, Match, Phase, Rules, view_for
 from bot.engine.ai.base import Player, make_player
 from bot.engine.ai.sample import knowledge
-from bot.engine.rules import ClassicOptions
+from bot.engine.rules import PRESETS, ClassicOptions
 from tests.ai import players as tiny
 from tests.engine.test_properties import RULESETS
 
@@ -104,8 +106,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("seconds", type=float)
     parser.add_argument("first_seed", type=int, nargs="?", default=1)
     parser.add_argument("--brag", choices=[k.value for k in BragKind], help="only rule sets with this brag")
+    parser.add_argument("--preset", choices=list(PRESETS), help="only rule sets of this preset")
     args = parser.parse_args(argv)
-    rule_sets = [r for r in ALL_RULES if args.brag is None or brags(r, args.brag)]
+    rule_sets = [
+        r
+        for r in ALL_RULES
+        if (args.brag is None or brags(r, args.brag)) and (args.preset is None or r.preset == args.preset)
+    ]
     deadline = time.monotonic() + args.seconds
     seed = first = args.first_seed
     deals = fails = 0

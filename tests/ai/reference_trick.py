@@ -1,11 +1,12 @@
 """The rule player's trick policy (:mod:`bot.engine.ai.trick`) as it stood before its fast paths: a
 walk over each foe's cards to see whether he can beat a card, a seat-by-seat setup per trick. The tests
-compare the fast versions against it, card for card."""
+compare the fast versions against it, card for card. A card counts for its ``card_worth`` (its card
+points; the same for every card where only tricks score), and the queen rules apply only where the
+шмон catches the ♣Q (``special``)."""
 
 from __future__ import annotations
 
 from bot.engine.ai.world import PAIR_OF, QC_BIT, Static, bits_of
-from bot.engine.cards import POINTS_BY_ID
 from bot.engine.play import follow_mask
 
 
@@ -33,7 +34,7 @@ def finish(
         p = -1 if seat == open_seat else strength[cid]
         if p > wp:
             ws, wp = seat, p
-        pts += POINTS_BY_ID[cid]
+        pts += s.card_worth[cid]
         if b & sp_mask:
             special.append((seat, b))
     foes_after = _foes_after(rest, open_seat)
@@ -55,7 +56,7 @@ def finish(
         cid = b.bit_length() - 1
         if h != open_seat and strength[cid] > wp:
             ws, wp = h, strength[cid]
-        pts += POINTS_BY_ID[cid]
+        pts += s.card_worth[cid]
         if b & sp_mask:
             special.append((h, b))
             if len(special) == 2 and PAIR_OF[special[0][0]] != PAIR_OF[h]:
@@ -98,13 +99,13 @@ def _choose(
     top = s.top_bit
     if m & top and any(b == QC_BIT and PAIR_OF[x] != pair for x, b in special):
         return top
-    if m & QC_BIT:
+    if m & QC_BIT and s.special:
         foe_top = any(b == top and PAIR_OF[x] != pair for x, b in special) or any(
             hands[x] & top for x in later_foes
         )
         if foe_top:
             m &= ~QC_BIT
-    if m & top and m != top:
+    if m & top and s.special and m != top:
         m &= ~top  # the шмон waits for the ♣Q unless nothing else can be played
     if m & (m - 1) == 0:
         return m
@@ -114,7 +115,7 @@ def _choose(
             if _beats(x, hands[x], s, strength, wp, led):
                 break
         else:
-            return _richest(m, power)  # smear
+            return _richest(m, power, s.card_worth)  # smear
     elif h != s.open_seat:
         # The cheapest winner (power x 4 - points, the lowest id on ties) that no foe after can beat,
         # else the cheapest winner.
@@ -127,7 +128,7 @@ def _choose(
             p = strength[cid]
             if p <= wp:
                 continue
-            v = power[cid] * 4 - POINTS_BY_ID[cid]
+            v = power[cid] * 4 - s.card_worth[cid]
             if v < any_v:
                 best_any, any_v = b, v
             if v < safe_v:
@@ -138,7 +139,7 @@ def _choose(
                     best_safe, safe_v = b, v
         if best_any:
             return best_safe or best_any
-    return _cheapest(m, power)  # throw the cheapest
+    return _cheapest(m, power, s.card_worth)  # throw the cheapest
 
 
 def _beats(seat: int, hand: int, s: Static, strength: tuple[int, ...], wp: int, led: int) -> bool:
@@ -152,26 +153,26 @@ def _beats(seat: int, hand: int, s: Static, strength: tuple[int, ...], wp: int, 
     return False
 
 
-def _cheapest(m: int, power: tuple[int, ...]) -> int:
+def _cheapest(m: int, power: tuple[int, ...], points: tuple[int, ...]) -> int:
     """The card of ``m`` cheapest to throw: fewest points, then least power (the lowest id on ties)."""
     best, best_v = 0, -1 << 30
     while m:
         b = m & -m
         cid = b.bit_length() - 1
-        v = -POINTS_BY_ID[cid] * 10 - power[cid]
+        v = -points[cid] * 10 - power[cid]
         if v > best_v:
             best, best_v = b, v
         m ^= b
     return best
 
 
-def _richest(m: int, power: tuple[int, ...]) -> int:
+def _richest(m: int, power: tuple[int, ...], points: tuple[int, ...]) -> int:
     """The card of ``m`` to give a partner's sure trick: most points, then least power."""
     best, best_v = 0, -1 << 30
     while m:
         b = m & -m
         cid = b.bit_length() - 1
-        v = POINTS_BY_ID[cid] * 10 - power[cid]
+        v = points[cid] * 10 - power[cid]
         if v > best_v:
             best, best_v = b, v
         m ^= b
@@ -204,9 +205,9 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
             if ans:
                 break
         else:
-            v = POINTS_BY_ID[cid] * 100 + p
+            v = s.card_worth[cid] * 100 + p
             if v > best_v:
                 best, best_v = b, v
     if best:
         return best
-    return _cheapest(m & ~s.special or m, s.tables.power)
+    return _cheapest(m & ~s.special or m, s.tables.power, s.card_worth)

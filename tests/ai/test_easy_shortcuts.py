@@ -14,7 +14,7 @@ from bot.engine.ai.easy import EasyPlayer, _trick_key, choose_card, play_out
 from bot.engine.ai.sample import STOCK, Knowledge, _place, eggs_before_of, knowledge, true_world
 from bot.engine.ai.trick import finish
 from bot.engine.ai.world import N_SEATS, Static, World, bits_of, rollout
-from bot.engine.cards import ALL_CARDS, POINTS_BY_ID
+from bot.engine.cards import ALL_CARDS
 from bot.engine.view import view_for
 from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
@@ -58,7 +58,7 @@ def test_play_out_is_the_plain_playout_after_the_trick(rules: Rules) -> None:
             for h in rest:
                 rest_cards |= hands[h]
             key = (e, winner, rest_cards & above, shown)
-            shared = (ws, pts - POINTS_BY_ID[b.bit_length() - 1], qp, out)
+            shared = (ws, pts - s.card_worth[b.bit_length() - 1], qp, out)
             assert ends.setdefault(key, shared) == shared
             seed = rng.getrandbits(32)
             gen = random.Random(seed)

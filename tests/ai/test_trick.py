@@ -9,7 +9,7 @@ import pytest
 from bot.engine import Rules, Suit, cards, tables_for
 from bot.engine.ai.sample import knowledge, sample_world, true_world
 from bot.engine.ai.trick import finish, lead, policy_rollout
-from bot.engine.ai.world import PAIR_OF, POINT_WEIGHT, Static, World, bits_of
+from bot.engine.ai.world import PAIR_OF, POINT_WEIGHT, TRICK_WEIGHT, Static, World, bits_of
 from bot.engine.cards import mask_of
 from bot.engine.view import view_for
 from tests.ai.deals import play_turns
@@ -78,6 +78,8 @@ def _reference_policy_rollout(w: World, rng: random.Random, careless: int | None
             if w.over:
                 break
             w.play(b)
+    if w.s.by_tricks:
+        return w.value0() + TRICK_WEIGHT * (w.won[0] - w.won[1])
     return w.value0() + POINT_WEIGHT * (w.pts[0] - w.pts[1])
 
 

@@ -184,7 +184,8 @@ def permuted_alike(deal: Deal, seat: int, rng: random.Random) -> Deal:
     return other
 
 
-NO_DRAW = [(r, i) for r, i in zip(RULESETS, IDS, strict=True) if r.preset != "draw"]
+#: The rule sets with decisions before the first lead (draw and tricks have none).
+NO_DRAW = [(r, i) for r, i in zip(RULESETS, IDS, strict=True) if r.preset not in ("draw", "tricks")]
 
 
 @pytest.mark.parametrize("rules", [r for r, _ in NO_DRAW], ids=[i for _, i in NO_DRAW])

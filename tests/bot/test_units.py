@@ -104,12 +104,14 @@ def test_every_option_value_phase_and_event_has_a_text() -> None:
     from bot.engine import Phase
     from bot.engine.ai import LEVELS
     from bot.engine.cards import RANKS, SUITS
+    from bot.engine.scoring import CATEGORIES
     from bot.handlers import rules_menu
     from bot.handlers.table_view import EVENTS
 
     for lang in LANGS:
         tr = Tr(lang)
         needed = [f"preset.{p}" for p in rules_menu.presets()]
+        needed += [f"{k}.{p}" for p in rules_menu.presets() for k in ("lobby.about", "rules")]
         for preset in rules_menu.presets():
             for name, values in rules_menu.options_of(preset):
                 needed.append(f"opt.{name}")
@@ -119,7 +121,7 @@ def test_every_option_value_phase_and_event_has_a_text() -> None:
         needed += [f"rank.{r.value}" for r in RANKS] + [f"suit.{s.value}" for s in SUITS]
         needed += [f"phase.{p.value}" for p in Phase if p is not Phase.OVER]
         needed += [f"prompt.{p.value}" for p in Phase if p is not Phase.OVER]
-        needed += [f"event.{e}" for e in EVENTS] + [f"cat.{c}" for c in ("para", "cherpak", "shestak")]
+        needed += [f"event.{e}" for e in EVENTS] + [f"cat.{c}" for c in CATEGORIES] + ["summary.tricks"]
         needed += ["void.redeal", "void.deal_passes"]
         assert [k for k in needed if not tr.has(k)] == [], lang
 

@@ -6,7 +6,8 @@ cards a list comprehension, a trick's winner a ``max`` over a key; each card's e
 strength come from dicts made once per trump suit from the trump order as RULES.md prints it, not from
 the engine's tables.
 It plays the forms the bench times with their default options: classic's first deal, flip with trump
-turned up (and the one-trump swap) and draw with its stock. Random choices follow the engine's
+turned up (and the one-trump swap) and draw with its stock; and ``tricks`` (its own trumps, no queen
+catch, scored by tricks). Random choices follow the engine's
 convention (the j-th legal card in card-id order, ``j = int(rnd() * n)``, drawn only when there is a
 choice), so from the same position and the same random numbers it plays the same cards as the
 kernel's random play-out.
@@ -22,6 +23,7 @@ from functools import cache
 from bot.engine.cards import Card
 
 _PLAIN = "ATK9876"  # plain order, high to low: the ten above the king
+_PLAIN_TRICKS = "ATKQ9876"  # tricks: the queens but the ♣Q are plain cards, under the king
 _SUITS = "CSHD"
 _RANKS = "6789TJQKA"  # card-id order within a suit (bot.engine.cards)
 
@@ -45,8 +47,10 @@ def deck(size: int) -> list[str]:
     return [r + s for s in _SUITS for r in ranks]
 
 
-def trump_order(deck_size: int, trump: str) -> list[str]:
-    """The trumps high to low, as RULES.md §2-§4 print them."""
+def trump_order(deck_size: int, trump: str, preset: str = "classic") -> list[str]:
+    """The trumps high to low, as RULES.md §2-§5 print them."""
+    if preset == "tricks":
+        return ["6C", "JC", "JS", "JH", "JD", "AC", "TC", "KC", "QC", "9C", "8C", "7C"]
     top = "7C" if deck_size == 32 else "6C"
     order = [top] + ["Q" + s for s in _SUITS] + ["J" + s for s in _SUITS]
     order += [r + trump for r in _PLAIN if r + trump not in order]
@@ -54,12 +58,15 @@ def trump_order(deck_size: int, trump: str) -> list[str]:
 
 
 @cache
-def card_order(deck_size: int, trump: str) -> tuple[dict[Card, str], dict[Card, int], Card]:
+def card_order(
+    deck_size: int, trump: str, preset: str = "classic"
+) -> tuple[dict[Card, str], dict[Card, int], Card]:
     """Per card its effective suit (``T`` for every trump) and strength, and the top trump (the шмон)."""
-    trumps = trump_order(deck_size, trump)
+    trumps = trump_order(deck_size, trump, preset)
+    plain = _PLAIN_TRICKS if preset == "tricks" else _PLAIN
     suit = {Card.parse(c): ("T" if c in trumps else c[1]) for c in deck(deck_size)}
     power = {
-        c: (100 - trumps.index(c.code) if c.code in trumps else 10 - _PLAIN.index(c.code[0])) for c in suit
+        c: (100 - trumps.index(c.code) if c.code in trumps else 10 - plain.index(c.code[0])) for c in suit
     }
     return suit, power, Card.parse(trumps[0])
 
@@ -86,7 +93,7 @@ class RefDeal:
     def __post_init__(self) -> None:
         for h in self.hands:
             h.sort(key=_by_id)
-        self.suit, self.power, self.top = card_order(self.deck_size, self.trump)
+        self.suit, self.power, self.top = card_order(self.deck_size, self.trump, self.preset)
 
     def copy(self) -> RefDeal:
         """An independent copy of the position."""
@@ -129,7 +136,7 @@ class RefDeal:
         seat = self.to_act()
         self.hands[seat].remove(c)
         self.trick.append((seat, c))
-        if c == _QC or c == self.top:
+        if (c == _QC or c == self.top) and self.preset != "tricks":  # tricks: no queen catch
             other = self.top if c == _QC else _QC
             for s, x in self.trick:
                 if x == other and (s - seat) % 2:
@@ -171,6 +178,11 @@ class RefDeal:
         if self.queen_pair is not None:
             amount = 8 if self.preset == "flip" else 4
             return (amount, 0) if self.queen_pair == 0 else (0, amount)
+        if self.preset == "tricks":  # by tricks: fewer than 5 → 2, 2 or fewer → 4, none → 6
+            loser = 0 if self.tricks_won[0] < self.tricks_won[1] else 1
+            n = self.tricks_won[loser]
+            amount = 6 if n == 0 else 4 if n <= 2 else 2
+            return (amount, 0) if loser == 0 else (0, amount)
         a, b = self.points
         if a == b:
             return (0, 0)
@@ -202,11 +214,14 @@ def _one_at_a_time(cards: Sequence[Card], first: int, hands: list[list[Card]]) -
 
 def deal_random(preset: str, rng: random.Random, dealer: int) -> RefDeal | None:
     """Shuffle, deal and take the decisions before the first lead at random; ``None`` for a void deal."""
-    size = 36 if preset == "classic" else 32
+    size = 36 if preset in ("classic", "tricks") else 32
     cards = deck_cards(size)
     rng.shuffle(cards)
     left = (dealer + 1) % 4
     hands: list[list[Card]] = [[], [], [], []]
+    if preset == "tricks":  # a first deal: the ♣J holder leads
+        _one_at_a_time(cards, left, hands)
+        return RefDeal(preset, size, "C", hands, next(s for s in range(4) if _JC in hands[s]))
     if preset == "classic":
         _one_at_a_time(cards, left, hands)
         if any(sum(c.code[0] == "Q" for c in h) == 4 for h in hands):

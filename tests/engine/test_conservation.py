@@ -23,6 +23,8 @@ VARIANTS = [
     ("flip", {"trump_mode": "jack_declares"}, 1),
     ("flip", {"trump_mode": "first_card"}, 1),
     ("draw", {}, 1),
+    ("tricks", {}, 1),
+    ("tricks", {"must_trump_when_void": True}, 2),
 ]
 
 

@@ -28,6 +28,8 @@ RULESETS = [
     Rules.make("draw"),
     Rules.make("flip", deck=36),
     Rules.make("flip", deck=36, trump_mode="first_card", pass_on_bad_turn=True),
+    Rules.make("tricks"),
+    Rules.make("tricks", must_trump_when_void=True, match_target=6),
 ]
 IDS = [f"{r.preset}-{i}" for i, r in enumerate(RULESETS)]
 
@@ -52,13 +54,28 @@ def check_invariants(deal: Deal) -> None:
         assert not held and not deal.stock, "a finished deal leaves no card"
         assert sum(r.points) == 120
         assert sum(len(t.plays) for t in r.tricks) == deal.rules.deck_size
-        if r.points[0] != r.points[1]:
+        if deal.rules.by_tricks:
+            check_scored_by_tricks(deal)
+        elif r.points[0] != r.points[1]:
             winner = 0 if r.points[0] > r.points[1] else 1
             assert r.loser == 1 - winner
             # Under score_winners the deal's winner is credited; otherwise only the loser is charged.
             credited = winner if getattr(deal.rules.options, "score_winners", False) else 1 - winner
             assert r.penalty[1 - credited] == 0, "scoring charged the wrong pair"
             assert r.penalty[credited] > 0
+
+
+def check_scored_by_tricks(deal: Deal) -> None:
+    """``tricks``: the pair with fewer tricks (of nine) is charged 2, 4 with two or fewer, 6 with none,
+    whatever the card points; no queen is caught and no eggs are laid."""
+    r = deal.result
+    assert r is not None and sum(r.tricks_won) == 9
+    loser = 0 if r.tricks_won[0] < r.tricks_won[1] else 1
+    n = r.tricks_won[loser]
+    assert r.loser == loser and r.penalty[1 - loser] == 0
+    assert r.penalty[loser] == (6 if n == 0 else 4 if n <= 2 else 2)
+    assert ("all_tricks" in r.events) == (n == 0)
+    assert not {"queen_caught", "eggs", "para", "cherpak", "shestak"} & set(r.events)
 
 
 def play_checked(deal: Deal, rng: random.Random) -> Deal:
@@ -83,7 +100,7 @@ def test_random_legal_deals_keep_the_invariants(rules: Rules, seed: int, dealer:
     rng = random.Random(seed)
     deal = play_checked(Deal.shuffled(rules, rng, dealer), rng)
     check_invariants(deal)
-    if rules.preset == "classic":
+    if rules.preset in ("classic", "tricks"):  # a later deal: the brag, or tricks' other leader
         brag_deal = play_checked(Deal.shuffled(rules, rng, dealer, deal_no=2), rng)
         check_invariants(brag_deal)
 
@@ -101,7 +118,10 @@ def test_random_matches_end_with_a_goat(rules: Rules, seed: int) -> None:
         match.add(deal.result)
         assert len(match.results) < 500
     assert match.loser in (0, 1) and match.title in ("goat", "goat_with_drivers")
-    assert max(match.penalty) >= 12
+    last = match.results[-1]
+    assert max(match.penalty) >= rules.options.match_target or (
+        "all_tricks" in last.events and last.loser == match.loser
+    )
 
 
 @pytest.mark.parametrize("rules", RULESETS, ids=IDS)
@@ -117,12 +137,14 @@ def test_determinism_same_seed_same_deal(rules: Rules) -> None:
 
 
 @pytest.mark.parametrize(
-    ("preset", "deck"), [("classic", 36), ("flip", 32), ("flip", 36), ("draw", 32)], ids=str
+    ("preset", "deck"),
+    [("classic", 36), ("flip", 32), ("flip", 36), ("draw", 32), ("tricks", 36)],
+    ids=str,
 )
 def test_kernel_play_out_matches_the_list_reference(preset: str, deck: int) -> None:
     """The play kernel's random play-out and the independent list-based reference (RULES.md alone) play
     the same cards from the same position with the same random numbers: same tricks, points, penalty."""
-    rules = Rules.make(preset, deck=deck) if preset != "draw" else Rules.make(preset)
+    rules = Rules.make(preset, deck=deck) if preset in ("classic", "flip") else Rules.make(preset)
     rng = random.Random(99)
     checked = 0
     for i in range(200):

@@ -23,7 +23,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # permanent trumps by deck size (♣6 on top with 36 cards, ♣7 with 32).
 PERMANENT = {36: "6C QC QS QH QD JC JS JH JD", 32: "7C QC QS QH QD JC JS JH JD"}
 DRAW_LOW_TO_HIGH = "8C 9C KC TC AC JD JH JS JC QD QH QS QC 7C"
+TRICKS_TRUMPS = "6C JC JS JH JD AC TC KC QC 9C 8C 7C"
 PLAIN = "A T K 9 8 7 6"
+#: ``tricks``: the queens but the ♣Q are plain cards, under the king.
+PLAIN_TRICKS = "A T K Q 9 8 7 6"
 
 
 def _deck_size(rules: dict[str, Any]) -> int:
@@ -35,6 +38,8 @@ def _deck_size(rules: dict[str, Any]) -> int:
 def _trumps(preset: str, trump: str, deck: int) -> list[str]:
     if preset == "draw":
         return DRAW_LOW_TO_HIGH.split()[::-1]
+    if preset == "tricks":
+        return TRICKS_TRUMPS.split()
     top = PERMANENT[deck].split()
     return top + [r + trump for r in PLAIN.split() if r + trump not in top and (deck == 36 or r != "6")]
 
@@ -48,7 +53,8 @@ def _naive_winner(
     if trumps:
         return min(trumps)[1]
     led = plays[0][1][1]
-    return min((PLAIN.split().index(c[0]), s) for s, c in plays if c[1] == led and s != open_seat)[1]
+    plain = (PLAIN_TRICKS if preset == "tricks" else PLAIN).split()
+    return min((plain.index(c[0]), s) for s, c in plays if c[1] == led and s != open_seat)[1]
 
 
 def _open_seats(record: dict[str, Any]) -> list[int | None]:
@@ -112,9 +118,10 @@ def test_golden_records_cover_the_required_events() -> None:
     assert {"queen_caught", "swap", "deal_passes", "eggs", "doubled"} <= events["flip"]
     assert {"queen_caught", "last_card_swap"} <= events["draw"]
     assert {"queen_caught", "swap", "deal_passes", "declared_C", "eggs", "doubled"} <= events["flip36"]
+    assert {"under_five", "two_or_fewer", "no_tricks", "all_tricks"} <= events["tricks"]
 
 
-@pytest.mark.parametrize("preset", ["classic", "flip", "draw"])
+@pytest.mark.parametrize("preset", ["classic", "flip", "draw", "tricks"])
 def test_every_finished_deal_produces_a_replayable_record(preset: str) -> None:
     for seed in range(30):
         rng = random.Random(seed)
@@ -191,7 +198,7 @@ def test_bench_cli_prints_one_json_line_per_preset() -> None:
         check=True,
     )
     lines = [json.loads(line) for line in out.stdout.splitlines()]
-    assert [line["preset"] for line in lines] == ["classic", "classic_brag", "flip", "draw"]
+    assert [line["preset"] for line in lines] == ["classic", "classic_brag", "flip", "draw", "tricks"]
     assert all(line["deals_per_s"] > 0 and line["api_deals_per_s"] > 0 for line in lines)
 
 

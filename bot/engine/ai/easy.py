@@ -10,6 +10,8 @@ masters of plain suits). Leads add the lead rules' score: draw trumps with the m
 when the pair holds enough of them, cash masters before the opponents are known void, lead low into
 the partner's void, keep points off suits the opponents can trump. Decisions before play follow
 simple hand counts, and classic's exchange is accepted whenever it is offered (it pays, measured).
+Where there is no queen catch (``tricks``) the queen rules are off and the шмон is kept like any top
+trump; where only tricks score, every card counts the same (:attr:`~bot.engine.play.PlayRules.card_worth`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from bot.engine.actions import (
     SwapReturn,
 )
 from bot.engine.brag import cut_points
-from bot.engine.cards import ALL_CARDS, POINTS_BY_ID, Card, mask_of
+from bot.engine.cards import ALL_CARDS, Card, mask_of
 from bot.engine.deal import Phase
 from bot.engine.errors import KozelError
 from bot.engine.order import Tables
@@ -122,6 +124,10 @@ class _Ctx:
         self.trick_pts = sum(c.points for _, c in view.trick)
         self.view = view
         self.top = t.top.bit
+        #: Whether the шмон catches the ♣Q here (not in ``tricks``): the queen rules apply.
+        self.catch = bool(s.special)
+        #: What each card counts for in a trick: card points, or the same for every card in ``tricks``.
+        self.worth = s.card_worth
         self.rng = rng
         self._worlds: list[World] | None = None
         self._draws: list[float] = []
@@ -144,14 +150,14 @@ class _Ctx:
         """How much a card is worth keeping for later (beyond its points)."""
         cid = b.bit_length() - 1
         t = self.t
-        if b == self.top:
+        if b == self.top and self.catch:
             return TOP_KEEP
         if b & t.trump_mask:
             higher_out = sum(
                 1 for x in bits_of(self.out & t.trump_mask) if t.power[x.bit_length() - 1] > t.power[cid]
             )
             base = 30.0 - 3.0 * higher_out
-            return max(base, 8.0) + (10.0 if b == QC_BIT and self.out & self.top else 0.0)
+            return max(base, 8.0) + (10.0 if b == QC_BIT and self.catch and self.out & self.top else 0.0)
         e = t.eff[cid]
         higher_out = sum(
             1 for x in bits_of(self.out & t.suit_masks[e]) if t.power[x.bit_length() - 1] > t.power[cid]
@@ -166,11 +172,13 @@ class _Ctx:
         my_trumps = (self.hand & t.trump_mask).bit_count()
         trumps_out = (self.out & t.trump_mask).bit_count()
         opponents = [h for h in range(N_SEATS) if PAIR_OF[h] != PAIR_OF[self.me] and h != self.open_seat]
-        qc_danger = bool(self.out & self.top) and not self.k.known[self.partner] & self.top
+        qc_danger = self.catch and bool(self.out & self.top) and not self.k.known[self.partner] & self.top
+        catch_qc = QC_BIT if self.catch else 0
+        worth = self.worth
 
         def score(b: int) -> float:
             cid = b.bit_length() - 1
-            pts = POINTS_BY_ID[cid]
+            pts = worth[cid]
             e = t.eff[cid]
             if e == 0:
                 if b == QC_BIT and qc_danger:
@@ -179,7 +187,7 @@ class _Ctx:
                     t.power[x.bit_length() - 1] > t.power[cid] for x in bits_of(self.out & t.trump_mask)
                 )
                 if master and trumps_out and my_trumps * 2 >= trumps_out:
-                    return 20.0 + (5.0 if b == self.top and self.out & QC_BIT else 0.0)
+                    return 20.0 + (5.0 if b == self.top and self.out & catch_qc else 0.0)
                 return -15.0 - self.keep(b) * 0.5 - pts
             suit = t.suit_masks[e]
             master = not any(t.power[x.bit_length() - 1] > t.power[cid] for x in bits_of(self.out & suit))
@@ -201,6 +209,8 @@ class _Ctx:
     def follow(self) -> int:
         view = self.view
         legal = self.legal
+        if not self.catch:
+            return self.look(legal)
         opp_cards = 0
         for s1, c in view.trick:
             if PAIR_OF[s1] != PAIR_OF[self.me]:
@@ -249,7 +259,7 @@ class _Ctx:
         best, best_v = 0, -1e9
         for b in merge_equivalent(worlds[0], choices):  # equal cards need weighing once
             plays = [*plays0, (self.me, b)]
-            pts_b = POINTS_BY_ID[b.bit_length() - 1]
+            pts_b = self.worth[b.bit_length() - 1]
             total = 0.0
             roll = 0.0
             for i, (ws, pts, qp, out) in enumerate(self.trick_ends(plays)):
@@ -278,7 +288,7 @@ class _Ctx:
         ace or the ten of a suit nobody after me can beat, say."""
         s = self.k.static
         rest = tuple(self.later)
-        pts_b = POINTS_BY_ID[plays[-1][1].bit_length() - 1]
+        pts_b = self.worth[plays[-1][1].bit_length() - 1]
         careless_pair = 1 - PAIR_OF[self.me]
         e, ws, above, shown = _trick_key(s, plays)
         ends = []

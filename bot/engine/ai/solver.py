@@ -1,7 +1,8 @@
 """The open-hand solver: the exact penalty-point value of a world with every card known.
 
 Values are small integers (what the deal is worth to pair A), so a plain alpha-beta over them behaves
-like a null-window search at the few scoring thresholds (61, 31, 1 card points, the caught queen).
+like a null-window search at the few scoring thresholds (61, 31, 1 card points, the caught queen; 5, 3,
+1 and 9 tricks where tricks score).
 A transposition table at trick boundaries, equivalent-card merging, "win the trick first" move
 ordering, bounds at each trick boundary (when every way the rest can go is worth the same, or cannot
 reach the window, nothing is searched) and the last trick played at once keep the last five tricks
@@ -30,7 +31,7 @@ from bot.engine.play import FREE, caught, draw_lead_rule, follow_mask, lead_mask
 from .world import QC_BIT, Static, World, bits_of
 
 _INF = 1 << 20
-Key = tuple[int, int, int, int, int, int, bool, bool, bool, tuple[int, ...]]
+Key = tuple[int, int, int, int, int, int, int, int, bool, tuple[int, ...]]
 #: Nodes between two calls of the solver's ``expired`` check (a power of two).
 CHECK_NODES = 1024
 
@@ -49,6 +50,7 @@ class Solver:
         self._s: Static | None = None
         self._runs: tuple[tuple[int, ...], ...] = ()
         self._special = QC_BIT
+        self._worth = POINTS_BY_ID
         #: Card points in the deal: those taken plus those in play when :meth:`value` was called.
         self._total = 0
 
@@ -95,14 +97,17 @@ class Solver:
                 tuple(sorted(bits_of(m), key=lambda b: power[b.bit_length() - 1])) for m in s.suit_masks
             )
             self._special = s.special | QC_BIT
+            self._worth = s.card_worth
             self._s = s
         return s
 
     def _redundant(self, hands: list[int], in_play: int) -> list[int]:
         """Per seat, the cards equivalent to the next weaker card in play, which is in the same hand:
-        same effective suit, same points, neither the ♣Q nor the шмон. Playing either gives the same
-        value, so only the weakest of each run is searched (:func:`merge_equivalent`'s runs)."""
+        same effective suit, same points (any points where only tricks score), neither the ♣Q nor the
+        шмон. Playing either gives the same value, so only the weakest of each run is searched
+        (:func:`merge_equivalent`'s runs)."""
         special = self._special
+        worth = self._worth
         red = [0, 0, 0, 0]
         for run in self._runs:
             prev = 0
@@ -110,7 +115,7 @@ class Solver:
             for b in run:
                 if not b & in_play:
                     continue
-                pts = POINTS_BY_ID[b.bit_length() - 1]
+                pts = worth[b.bit_length() - 1]
                 if prev and pts == prev_pts and not (b | prev) & special:
                     for seat, h in enumerate(hands):
                         if h & b and h & prev:
@@ -157,7 +162,10 @@ class Solver:
                 return lo
             if not stock and hand.bit_count() == 1:
                 return self._last_trick(s, hands, leader, p0, p1, w0, w1)
-            key = (hands[0], hands[1], hands[2], hands[3], leader, p0, w0 > 0, w1 > 0, restricted, stock)
+            if s.by_tricks:  # the value depends on the tricks taken, not on the card points
+                key = (hands[0], hands[1], hands[2], hands[3], leader, 0, w0, w1, restricted, stock)
+            else:
+                key = (hands[0], hands[1], hands[2], hands[3], leader, p0, w0 > 0, w1 > 0, restricted, stock)
             hit = self.tt.get(key)
             if hit is not None:
                 lo, hi = hit
@@ -252,11 +260,15 @@ class Solver:
         """Bounds on the value at a trick boundary: pair A taking every trick left, pair B taking them,
         and the ♣Q caught if it still can be (the worth rises with pair A's card points and tricks)."""
         rem = self._total - p0 - p1
-        a = s.value0(p0 + rem, p1, w0 + 1, w1, None)
-        b = s.value0(p0, p1 + rem, w0, w1 + 1, None)
+        # Where only tricks score, every trick left counts; elsewhere only whether a pair took one.
+        more = 1
+        if s.by_tricks:
+            more = ((hands[0] | hands[1] | hands[2] | hands[3]).bit_count() + len(stock)) // s.n
+        a = s.value0(p0 + rem, p1, w0 + more, w1, None)
+        b = s.value0(p0, p1 + rem, w0, w1 + more, None)
         lo, hi = (a, b) if a < b else (b, a)
         top = s.top_bit
-        if top != QC_BIT:
+        if s.special:
             qc_seat = top_seat = -1
             pair_of = s.pair_of
             for seat in range(s.n):
@@ -355,7 +367,8 @@ def _order_key(row: tuple[int, ...], win_p: int, b: int) -> tuple[int, int]:
 
 
 def merge_equivalent(w: World, legal: int) -> list[int]:
-    """One card from each run of equivalent cards: same suit, same points, nothing in play between them."""
+    """One card from each run of equivalent cards: same suit, same points (any points where only tricks
+    score), nothing in play between them."""
     s = w.s
     eff, power = s.eff, s.tables.power
     in_play = w.hands[0] | w.hands[1] | w.hands[2] | w.hands[3]
@@ -368,6 +381,7 @@ def merge_equivalent(w: World, legal: int) -> list[int]:
     for b in bits_of(legal):
         by_suit.setdefault(eff[b.bit_length() - 1], []).append(b)
     special = s.special | QC_BIT
+    worth = s.card_worth
     for e, bs in by_suit.items():
         if len(bs) == 1:
             out.extend(bs)
@@ -380,7 +394,7 @@ def merge_equivalent(w: World, legal: int) -> list[int]:
         for b in bs:
             cid = b.bit_length() - 1
             r = rank[b]
-            pts = POINTS_BY_ID[cid]
+            pts = worth[cid]
             if r == prev + 1 and pts == prev_pts and not b & special and not out[-1] & special:
                 prev = r  # equivalent to the card just kept
                 continue

@@ -5,6 +5,9 @@ recognise: catch the opponents' ♣Q with the шмон, keep the ♣Q away from 
 give points to a partner who is sure to win, beat the opponents with the cheapest card that does, and
 otherwise throw the cheapest card. :func:`finish` returns who takes the trick and what it holds, so
 the rule player can weigh each of its cards by the trick it leads to, averaged over a few worlds.
+A card counts for its :attr:`~bot.engine.play.PlayRules.card_worth`: its card points, or the same for
+every card where only tricks score (``tricks``, which has no queen catch either: its шмон is just the
+top trump).
 :func:`lead` adds a leading rule (cash a trick nobody can beat, else lead the cheapest card), and
 :func:`policy_rollout` plays a whole deal out by both: the search levels' play-out.
 Which cards a seat may play is the play kernel's (:func:`~bot.engine.play.follow_mask`).
@@ -14,7 +17,6 @@ from __future__ import annotations
 
 import random
 
-from bot.engine.cards import POINTS_BY_ID
 from bot.engine.play import caught, follow_mask
 
 from .world import QC_BIT, Static, World, bits_of, worth
@@ -29,7 +31,8 @@ def finish(
     out: list[int] | None = None,
 ) -> tuple[int, int, int]:
     """Play out the trick ``plays`` in world ``hands`` (not changed) with the seats ``rest`` still to
-    play; the winning seat, the trick's card points and the pair whose ♣Q was caught (-1: none).
+    play; the winning seat, the trick's worth (its card points, :attr:`~bot.engine.play.PlayRules.card_worth`)
+    and the pair whose ♣Q was caught (-1: none).
 
     ``careless=(pair, r)`` makes that pair's seats play uniformly random legal cards (driven by ``r`` in
     [0, 1)): nobody at a real table plays perfectly. The cards played are appended to ``out``."""
@@ -40,6 +43,7 @@ def finish(
     stronger = beaters(s)[e]
     sp_mask = s.special
     pair_of = s.pair_of
+    points = s.card_worth
     ws, wp, pts = -1, -2, 0
     special: list[tuple[int, int]] = []
     for seat, b in plays:
@@ -47,7 +51,7 @@ def finish(
         p = rows[seat][cid]
         if p > wp:
             ws, wp = seat, p
-        pts += POINTS_BY_ID[cid]
+        pts += points[cid]
         if b & sp_mask:
             special.append((seat, b))
     foes_after = _foes_after(rest, s)
@@ -69,7 +73,7 @@ def finish(
         p = rows[h][cid]
         if p > wp:
             ws, wp = h, p
-        pts += POINTS_BY_ID[cid]
+        pts += points[cid]
         if b & sp_mask:
             q = caught(s, special, h, b)
             if q >= 0:
@@ -140,17 +144,18 @@ def _choose(
     pair_of = s.pair_of
     if m & top and any(b == QC_BIT and pair_of[x] != pair for x, b in special):
         return top
-    if m & QC_BIT:
+    if m & QC_BIT & s.special:
         foe_top = any(b == top and pair_of[x] != pair for x, b in special) or any(
             hands[x] & top for x in later_foes
         )
         if foe_top:
             m &= ~QC_BIT
-    if m & top and m != top:
+    if m & top & s.special and m != top:
         m &= ~top  # the шмон waits for the ♣Q unless nothing else can be played
     if m & (m - 1) == 0:
         return m
     power = s.tables.power
+    points = s.card_worth
     # The cards the foes after ``h`` may answer with: one of them beats a strength iff a card of these
     # is stronger (:func:`beaters`).
     threat = 0
@@ -158,7 +163,7 @@ def _choose(
         threat |= follow_mask(s, x, hands[x], e, led)
     if pair_of[ws] == pair:
         if not threat & stronger[wp + 2]:
-            return _richest(m, power)  # smear
+            return _richest(m, power, points)  # smear
     elif h != s.open_seat:
         # The cheapest winner (power x 4 - points, the lowest id on ties) that no foe after can beat,
         # else the cheapest winner.
@@ -171,36 +176,36 @@ def _choose(
             p = strength[cid]
             if p <= wp:
                 continue
-            v = power[cid] * 4 - POINTS_BY_ID[cid]
+            v = power[cid] * 4 - points[cid]
             if v < any_v:
                 best_any, any_v = b, v
             if v < safe_v and not threat & stronger[p + 2]:
                 best_safe, safe_v = b, v
         if best_any:
             return best_safe or best_any
-    return _cheapest(m, power)  # throw the cheapest
+    return _cheapest(m, power, points)  # throw the cheapest
 
 
-def _cheapest(m: int, power: tuple[int, ...]) -> int:
+def _cheapest(m: int, power: tuple[int, ...], points: tuple[int, ...]) -> int:
     """The card of ``m`` cheapest to throw: fewest points, then least power (the lowest id on ties)."""
     best, best_v = 0, -1 << 30
     while m:
         b = m & -m
         cid = b.bit_length() - 1
-        v = -POINTS_BY_ID[cid] * 10 - power[cid]
+        v = -points[cid] * 10 - power[cid]
         if v > best_v:
             best, best_v = b, v
         m ^= b
     return best
 
 
-def _richest(m: int, power: tuple[int, ...]) -> int:
+def _richest(m: int, power: tuple[int, ...], points: tuple[int, ...]) -> int:
     """The card of ``m`` to give a partner's sure trick: most points, then least power."""
     best, best_v = 0, -1 << 30
     while m:
         b = m & -m
         cid = b.bit_length() - 1
-        v = POINTS_BY_ID[cid] * 10 - power[cid]
+        v = points[cid] * 10 - power[cid]
         if v > best_v:
             best, best_v = b, v
         m ^= b
@@ -210,7 +215,7 @@ def _richest(m: int, power: tuple[int, ...]) -> int:
 def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
     """The card seat ``seat`` leads from its legal cards ``m`` in an open world: the richest card nobody
     on the other side can beat (cash a sure trick), else the cheapest card, the ♣Q and the шмон kept."""
-    strength_of, eff, stronger = s.by_led, s.eff, beaters(s)
+    strength_of, eff, stronger, points = s.by_led, s.eff, beaters(s), s.card_worth
     pair_of = s.pair_of
     pair = pair_of[seat]
     foes = [h for h in range(s.n) if pair_of[h] != pair and h != s.open_seat and hands[h]]
@@ -235,12 +240,12 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
             if e or not by_card:
                 threat[e] = answers
         if not answers & stronger[e][p + 2]:
-            v = POINTS_BY_ID[cid] * 100 + p
+            v = points[cid] * 100 + p
             if v > best_v:
                 best, best_v = b, v
     if best:
         return best
-    return _cheapest(m & ~s.special or m, s.tables.power)
+    return _cheapest(m & ~s.special or m, s.tables.power, points)
 
 
 def policy_rollout(w: World, rng: random.Random, careless: int | None = None) -> float:

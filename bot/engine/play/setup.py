@@ -10,14 +10,18 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from bot.engine.cards import QUEEN_OF_CLUBS, Suit
+from bot.engine.cards import POINTS_BY_ID, QUEEN_OF_CLUBS, Suit
 from bot.engine.order import Tables, tables_for
 from bot.engine.rules import ClassicOptions, Rules
 from bot.engine.scoring import score_deal
 from bot.engine.seats import PAIR_OF
 
 QC_BIT = QUEEN_OF_CLUBS.bit
-_ScoreKey = tuple[int, int, bool, bool, int]
+_ScoreKey = tuple[int, int, int, int, int]
+#: What every card counts for in the bot players' trick heuristics under ``tricks``, where only the
+#: number of tricks scores: the same for every card, so every trick is worth 12, about a trick's share
+#: of the deck's 120 card points.
+TRICK_CARD_WORTH = 3
 #: The deal scores worked out so far, per rules and eggs before the deal (:meth:`PlayRules.value0`).
 _SCORES: dict[tuple[Rules, int], dict[_ScoreKey, int]] = {}
 
@@ -40,6 +44,8 @@ class PlayRules:
     __slots__ = (
         "_scores",
         "by_led",
+        "by_tricks",
+        "card_worth",
         "eff",
         "eggs_before",
         "exc",
@@ -90,8 +96,13 @@ class PlayRules:
             tuple(never if s == self.open_seat else row for s in range(self.n)) for row in self.by_led
         )
         self.top_bit = tables.top.bit
-        #: The two cards of the queen catch: the ♣Q and the шмон.
-        self.special = QC_BIT | self.top_bit
+        #: Whether a deal is scored by the tricks each pair took (``tricks``), not by card points.
+        self.by_tricks = rules.by_tricks
+        #: The two cards of the queen catch: the ♣Q and the шмон (none in ``tricks``: no queen catch).
+        self.special = 0 if self.by_tricks else QC_BIT | self.top_bit
+        #: Per card id, what it counts for in the bot players' heuristics (:mod:`bot.engine.ai.trick`):
+        #: its card points, or :data:`TRICK_CARD_WORTH` for every card where tricks score.
+        self.card_worth = (TRICK_CARD_WORTH,) * len(POINTS_BY_ID) if self.by_tricks else POINTS_BY_ID
         opts = rules.options
         self.matadors = isinstance(opts, ClassicOptions) and opts.matadors
         self.mat_mask = tables.matador_mask
@@ -117,7 +128,11 @@ class PlayRules:
 
     def value0(self, pts0: int, pts1: int, won0: int, won1: int, queen_pair: int | None) -> int:
         """What the deal is worth to pair A in penalty points (the opponents' charge minus its own)."""
-        key = (pts0, pts1, won0 > 0, won1 > 0, -1 if queen_pair is None else queen_pair)
+        if self.by_tricks:  # only the tricks count (and no queen is ever caught)
+            key: _ScoreKey = (0, 0, won0, won1, -1)
+            queen_pair = None
+        else:
+            key = (pts0, pts1, won0 > 0, won1 > 0, -1 if queen_pair is None else queen_pair)
         v = self._scores.get(key)
         if v is None:
             score = score_deal(self.rules, (pts0, pts1), (won0, won1), queen_pair, self.eggs_before)
