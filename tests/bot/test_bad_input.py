@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 from collections.abc import Iterator
@@ -212,11 +213,17 @@ async def test_a_card_that_does_not_follow_is_refused_naming_the_suit_or_the_tru
         if {"suit", "trump"} <= set(seen):
             break
         await play_until(driver, svc, [anya], refused_cards, rng=rng)
-        hand = anya.dm.bot_messages[-1]
+        # The keyboard seen may be the one from before her last tap (its edit on the way): let the
+        # bot finish what it is doing, then look at the table and her hand again.
+        with contextlib.suppress(TimeoutError):
+            await driver.settle(quiet=0.3, timeout=15)
         table = await svc.storage.load_table(group.id, None)
         assert table is not None
         deal = game.deal_of(table)
-        assert deal is not None and deal.to_act == 0 and deal.trick and deal.tables is not None
+        if deal is None or deal.to_act != 0 or not deal.trick or not refused_cards():
+            continue
+        hand = anya.dm.bot_messages[-1]
+        assert deal.tables is not None
         t, led = deal.tables, deal.trick[0][1]
         mine = deal.hand(0)
         if t.is_trump(led):
