@@ -22,12 +22,12 @@ import random
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 
 from bot.handlers.codec import Codec
 from bot.handlers.outbox import Limits, Outbox
 from bot.storage import Storage, Table
+from bot.thinking import Thinker
 
 TableKey = tuple[int, int | None]
 
@@ -60,6 +60,11 @@ class Settings:
     default_language: str = "ru"
     #: Handling times kept for the bench (:class:`Stats`): the latest this many of each kind.
     timings_kept: int = 10_000
+    #: Where bot players think (``BOT_THINKING``, :mod:`bot.thinking`): ``threads`` of this process,
+    #: ``processes`` of this instance, or ``redis`` (jobs for ``python -m bot.worker`` processes).
+    thinking: str = "threads"
+    #: Processes (``processes``) or fallback threads (``redis``) of this instance; 0: one per CPU.
+    bot_workers: int = 0
 
 
 @dataclass
@@ -72,9 +77,13 @@ class Stats:
     #: first call it must wait for: a new message's id).
     queued_times: deque[float] = field(init=False)
 
+    #: A bot decision's wait, from asking the thinker to its answer (queue and thought).
+    bot_waits: deque[float] = field(init=False)
+
     def __post_init__(self) -> None:
         self.tap_times = deque(maxlen=self.kept)
         self.queued_times = deque(maxlen=self.kept)
+        self.bot_waits = deque(maxlen=self.kept)
 
 
 _TAKEN = "kozel_taken_at"
@@ -105,7 +114,8 @@ class Core:
     codec: Codec
     settings: Settings
     bot_username: str
-    executor: Executor | None = None
+    #: Where bot players think (:mod:`bot.thinking`); None: in a thread of the event loop's default pool.
+    thinker: Thinker | None = None
     rng: random.Random = field(default_factory=random.SystemRandom)
     stats: Stats = field(init=False)
 

@@ -375,7 +375,7 @@ class Timers:
         deal = snap.deal
         assert deal is not None
         rng = random.Random(core.rng.getrandbits(64))
-        action = await decide(default_level(), view_for(deal, timer.seat), rng, core.executor)
+        action = await decide(default_level(), view_for(deal, timer.seat), rng, core.thinker)
         at_once = chat.timeout_action == "away"
 
         def change(c: Change) -> tuple[Progress, str | None] | None:
