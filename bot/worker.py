@@ -5,6 +5,8 @@ Each process takes decisions from the Redis Stream the instances add them to (``
 as many as there are cores to spare, on any machine that reaches the Redis (``REDIS_URL``, a single
 Redis or ``redis+cluster://``): ``python -m bot.worker --processes 4``. SIGTERM or Ctrl-C stops them
 after the decision in hand; a process killed mid-decision leaves the job to another (``XAUTOCLAIM``).
+Each process touches the heartbeat file in ``DATA_DIR`` every 15 s, so the image's health check
+(``python -m bot.healthcheck``) holds for a worker container too.
 """
 
 from __future__ import annotations
@@ -19,25 +21,40 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from bot.healthcheck import HEARTBEAT
 from bot.storage import RedisStorage
 from bot.thinking.job import pack, think, unpack
 from bot.thinking.stream import CLAIM_AFTER, GROUP, REPLY_TTL, ensure_group, jobs_key
 
 _LOG = logging.getLogger("bot.worker")
+#: Seconds between two touches of the heartbeat file.
+BEAT_EVERY = 15.0
 
 
 class Worker:
     """One consumer of the jobs stream."""
 
-    def __init__(self, client: Any, *, prefix: str = "", name: str | None = None,
-                 claim_after: float = CLAIM_AFTER) -> None:  # fmt: skip
+    def __init__(
+        self,
+        client: Any,
+        *,
+        prefix: str = "",
+        name: str | None = None,
+        claim_after: float = CLAIM_AFTER,
+        beat: Callable[[], None] | None = None,
+    ) -> None:
         self.client = client
         self.prefix = prefix
         self.jobs = jobs_key(prefix)
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
         self.claim_after = claim_after
+        #: Called at most every :data:`BEAT_EVERY` seconds while the worker runs (the heartbeat).
+        self.beat = beat
+        self._beaten = 0.0
         self.stopping = asyncio.Event()
         #: Decisions answered, and jobs dropped because their instance stopped waiting.
         self.done = 0
@@ -48,6 +65,9 @@ class Worker:
         await ensure_group(self.client, self.prefix)
         try:
             while not self.stopping.is_set():
+                if self.beat is not None and time.monotonic() - self._beaten >= BEAT_EVERY:
+                    self._beaten = time.monotonic()
+                    self.beat()
                 try:
                     for entry_id, fields in await self._next():
                         await self._handle(entry_id, fields)
@@ -89,7 +109,8 @@ class Worker:
 async def serve(url: str, prefix: str = "") -> None:
     """One worker process: connect, take jobs until SIGTERM/SIGINT."""
     store = RedisStorage.from_url(url, prefix=prefix, max_connections=4)
-    worker = Worker(store.client, prefix=prefix)
+    heartbeat = Path(os.environ.get("DATA_DIR", "data")) / HEARTBEAT
+    worker = Worker(store.client, prefix=prefix, beat=lambda: _touch(heartbeat))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, worker.stopping.set)
@@ -98,6 +119,12 @@ async def serve(url: str, prefix: str = "") -> None:
         await worker.run()
     finally:
         await store.close()
+
+
+def _touch(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
 
 
 def _process(url: str, prefix: str) -> None:

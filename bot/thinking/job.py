@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import pickle
+import signal
 import time
 from typing import Any
 
@@ -30,6 +31,11 @@ def warm() -> int:
     import bot.engine.ai.search  # noqa: F401
 
     return 0
+
+
+def quiet() -> None:
+    """A pool worker leaves Ctrl-C to the bot, which shuts the pool down (no traceback per worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def pack(value: Any) -> str:

@@ -11,7 +11,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from bot.engine.actions import Action
 from bot.engine.view import SeatView
 
-from .job import think, warm
+from .job import quiet, think, warm
 
 
 def workers_for(setting: int) -> int:
@@ -24,7 +24,7 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     with its event loop and its client threads, could copy a lock held mid-call into the child."""
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["bot.thinking.job", "bot.engine.ai.search", "bot.engine.ai.easy"])
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=quiet)
 
 
 class PoolThinker:

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from bot.engine import Deal, Rules, view_for
 from bot.engine.ai import pool
 from bot.engine.ai.base import make_player
@@ -73,9 +75,11 @@ async def test_a_process_pool_decides_as_the_level_does_in_process() -> None:
         await thinker.close()
 
 
+@pytest.mark.cluster
 async def test_stream_jobs_are_answered_by_a_worker(storage: RedisStorage) -> None:
     thinker = StreamThinker(storage.client, PoolThinker.threads(1), prefix=storage.prefix)
-    worker = Worker(storage.client, prefix=storage.prefix, name="w1")
+    beats: list[float] = []
+    worker = Worker(storage.client, prefix=storage.prefix, name="w1", beat=lambda: beats.append(time.time()))
     task = asyncio.create_task(worker.run())
     try:
         view = a_view()
@@ -85,6 +89,7 @@ async def test_stream_jobs_are_answered_by_a_worker(storage: RedisStorage) -> No
         worker.stopping.set()
         await task  # it ends after the job in hand
         assert worker.done == 5
+        assert len(beats) == 1  # at its start; the next after 15 s
         # Answered jobs leave nothing behind: not in the stream, not pending.
         assert await storage.client.xlen(jobs_key(storage.prefix)) == 0
         assert (await storage.client.xpending(jobs_key(storage.prefix), GROUP))["pending"] == 0
@@ -94,6 +99,7 @@ async def test_stream_jobs_are_answered_by_a_worker(storage: RedisStorage) -> No
         await thinker.close()
 
 
+@pytest.mark.cluster
 async def test_with_no_worker_the_instance_thinks_itself_and_the_stale_job_is_dropped(
     storage: RedisStorage,
 ) -> None:
@@ -115,14 +121,15 @@ async def test_with_no_worker_the_instance_thinks_itself_and_the_stale_job_is_dr
     assert (worker.dropped, worker.done) == (1, 0)
 
 
+@pytest.mark.cluster
 async def test_a_decision_whose_worker_died_is_thought_again_by_another(
-    storage: RedisStorage, plain_redis_url: str
+    storage: RedisStorage, redis_url: str
 ) -> None:
     """A worker process killed mid-decision: its job stays pending, another worker claims it once idle
     and answers; the instance gets exactly one answer."""
     prefix = storage.prefix
     dead = subprocess.Popen(
-        [sys.executable, "-m", "bot.worker", "--processes", "1", "--redis-url", plain_redis_url,
+        [sys.executable, "-m", "bot.worker", "--processes", "1", "--redis-url", redis_url,
          "--prefix", prefix],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
