@@ -137,9 +137,11 @@ class Preset:
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """The next value of the picker's option at ``index``."""
+    """The next value of the picker's option whose code is ``code``
+    (:func:`bot.handlers.rules_menu.option_code`: the same for the same option in every preset and
+    every release, so a keyboard of another preset or release never changes a different option)."""
 
-    index: int
+    code: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +254,8 @@ def decode(code: str) -> Payload:
     for prefix in (code[:2], head):
         kind = _NUMBERED.get(prefix)
         arg = code[len(prefix) :]
-        if kind is not None and arg.isdigit() and len(arg) <= 3:
+        # An option's code is up to five digits (bot/handlers/rules_menu.option_code); the rest three.
+        if kind is not None and arg.isdigit() and len(arg) <= (5 if kind is Option else 3):
             if kind in (Sit, AddBot, RemoveBot) and int(arg) not in range(4):
                 break
             return kind(int(arg))
