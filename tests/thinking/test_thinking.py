@@ -20,7 +20,7 @@ from bot.engine.ai.base import make_player
 from bot.engine.ai.search import HARD, SearchPlayer
 from bot.engine.view import SeatView
 from bot.storage import RedisStorage
-from bot.thinking.job import pack, unpack
+from bot.thinking.job import NICE, pack, unpack
 from bot.thinking.local import PoolThinker
 from bot.thinking.stream import GROUP, StreamThinker, jobs_key
 from bot.worker import Worker
@@ -71,6 +71,8 @@ async def test_a_process_pool_decides_as_the_level_does_in_process() -> None:
         # The worker runs in another process: its pid is not ours.
         loop = asyncio.get_running_loop()
         assert await loop.run_in_executor(thinker.executor, os.getpid) != os.getpid()
+        # ... at a lower CPU priority than the bot's event loop.
+        assert await loop.run_in_executor(thinker.executor, os.nice, 0) >= os.nice(0) + NICE
     finally:
         await thinker.close()
 
