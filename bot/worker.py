@@ -27,7 +27,7 @@ from typing import Any
 
 from bot.healthcheck import HEARTBEAT
 from bot.storage import RedisStorage
-from bot.thinking.job import pack, think, unpack
+from bot.thinking.job import NICE, pack, think, unpack
 from bot.thinking.stream import CLAIM_AFTER, GROUP, REPLY_TTL, ensure_group, jobs_key
 
 _LOG = logging.getLogger("bot.worker")
@@ -128,6 +128,8 @@ def _touch(path: Path) -> None:
 
 
 def _process(url: str, prefix: str) -> None:
+    with contextlib.suppress(OSError):
+        os.nice(NICE)  # beside a bot instance on the same machine, its taps come first
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     asyncio.run(serve(url, prefix))
 
