@@ -33,6 +33,7 @@ from bot.storage.cluster import (
 from bot.storage.invariants import check_table
 from bot.storage.models import SCHEMA, ChatSettings, Table, UserSettings
 from bot.storage.protocol import StaleWrite, TimerPlan
+from bot.storage.stats_store import StatsStore
 
 # KEYS[1] table; ARGV: expected version, new version, JSON, ttl in ms.
 _SAVE = """
@@ -183,6 +184,8 @@ class RedisStorage:
         self._claim_update = client.register_script(_CLAIM_UPDATE)
         self._put_new = client.register_script(_PUT_NEW)
         self._push = client.register_script(_PUSH)
+        #: The standings' keys and scripts (bot/storage/stats_store.py).
+        self.stats = StatsStore(client, prefix)
         #: Chat settings key -> (monotonic time it may be used until, the settings read).
         self._chat_cache: dict[str, tuple[float, ChatSettings]] = {}
 
@@ -355,6 +358,69 @@ class RedisStorage:
         """Finished matches of the chat, newest first."""
         items = await self.client.lrange(self.history_key(chat_id), 0, limit - 1)
         return [json.loads(item) for item in items]
+
+    # ----- standings (bot/storage/stats_store.py) ----------------------------------------------
+
+    async def archive_match(
+        self,
+        chat_id: int,
+        match_id: str,
+        *,
+        at: float,
+        month: str,
+        entry: dict[str, Any] | None,
+        counts: dict[str, int],
+        names: dict[str, str],
+    ) -> bool:
+        """Keep a finished match's entry and add its figures to the chat's standings, in one script,
+        unless ``match_id`` was counted already (then nothing: False)."""
+        return await self.stats.archive(
+            chat_id,
+            self.history_key(chat_id),
+            match_id,
+            at=at,
+            month=month,
+            entry=entry,
+            counts=counts,
+            names=names,
+            history_kept=HISTORY_KEPT,
+        )
+
+    async def count_person(
+        self,
+        user_id: int,
+        match_key: str,
+        *,
+        at: float,
+        won: bool,
+        counts: dict[str, int],
+        values: dict[str, str],
+    ) -> bool:
+        """Add a match to a person's figures across chats, unless ``match_key`` was counted."""
+        return await self.stats.count_person(user_id, match_key, at=at, won=won, counts=counts, values=values)
+
+    async def standings(self, chat_id: int, period: str) -> tuple[dict[str, int], dict[str, str]]:
+        """A chat's standings counters for ``period`` (``all`` or ``YYYY-MM``) and the players' names."""
+        return await self.stats.standings(chat_id, period)
+
+    async def personal(self, user_id: int) -> dict[str, str]:
+        """A person's figures across chats."""
+        return await self.stats.personal(user_id)
+
+    async def clear_stats(self) -> int:
+        """Delete every standings key (to rebuild them from the history)."""
+        return await self.stats.clear()
+
+    async def history_chats(self) -> list[int]:
+        """Every chat with a stored history (SCAN; on a cluster on every master)."""
+        chats = []
+        async for key in self.client.scan_iter(match=f"{self.prefix}kozel:*:history", count=500):
+            chat = key[len(self.prefix) + len("kozel:{") :].partition("}:history")[0]
+            try:
+                chats.append(int(chat))
+            except ValueError:
+                continue
+        return chats
 
     # ----- settings ----------------------------------------------------------------------------
 
