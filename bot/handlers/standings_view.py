@@ -14,7 +14,7 @@ from bot.stats.standings import Pair, Personal, Row, Standings
 
 #: People shown at most (the picture and the text).
 ROWS_SHOWN = 12
-WIDTH = 760
+WIDTH = 900
 _ROW_H = 30
 _TOP = 70
 _BG = (26, 92, 58)
@@ -22,7 +22,7 @@ _INK = (245, 245, 235)
 _HEAD = (220, 170, 40)
 _STRIPE = (32, 104, 66)
 _BOTS = (170, 200, 180)
-_NAME_W = 250
+_NAME_W = 230
 
 
 def player_name(tr: Tr, key: str, name: str) -> str:
@@ -86,7 +86,7 @@ def standings_png(tr: Tr, st: Standings, *, month: bool) -> bytes:
     y = _TOP
     for j, head in enumerate(heads):
         x = 20 + _NAME_W + j * col_w + col_w // 2
-        draw.text((x, y + _ROW_H // 2), drawable(head), font=_font(15), fill=_HEAD, anchor="mm")
+        draw.text((x, y + _ROW_H // 2), drawable(head), font=_font(13), fill=_HEAD, anchor="mm")
     y += _ROW_H
 
     def line(label: str, row: Row, colour: tuple[int, int, int], stripe: bool) -> None:
