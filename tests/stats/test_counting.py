@@ -104,3 +104,13 @@ async def test_the_standings_rebuild_from_the_history(storage: RedisStorage) -> 
     assert await rebuild(storage) == (1, 2)
     assert (await storage.standings(CHAT, "all"), await storage.personal(101)) == before
     assert len(await storage.history(CHAT)) == 2  # the history itself is left as it was
+
+
+def test_the_new_buttons_travel_and_come_back_as_they_were() -> None:
+    from bot.handlers.codec import BadData, Export, Top, View, decode, encode
+
+    for payload in (View(0, 0), View(12, 999), Top(0), Top(1), Export()):
+        assert decode(encode(payload)) == payload
+    for bad in ("V1", "V1:", "V:2", "V1:2000", "Vx:1"):
+        with pytest.raises(BadData):
+            decode(bad)
