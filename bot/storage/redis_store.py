@@ -33,7 +33,7 @@ from bot.storage.cluster import (
 from bot.storage.invariants import check_table
 from bot.storage.models import SCHEMA, ChatSettings, Table, UserSettings
 from bot.storage.protocol import StaleWrite, TimerPlan
-from bot.storage.stats_store import StatsStore
+from bot.storage.stats_store import CHAT_PARTS, StatsStore
 
 # KEYS[1] table; ARGV: expected version, new version, JSON, ttl in ms.
 _SAVE = """
@@ -110,9 +110,10 @@ if v and (v == 'done' or (ARGV[4] ~= '1' and (tonumber(v) or 0) > tonumber(ARGV[
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 return 1
 """
-# A group upgraded to a supergroup. KEYS: old table, new table, old settings, new settings, old
-# history, new history. ARGV: the old table's expected version ('' if it has none), the moved table's
-# JSON, its ttl in ms. One script, so no one ever sees the table in both chats or in neither.
+# A group upgraded to a supergroup. KEYS: old table, new table, then pairs of the old and new chat's
+# other keys (settings, history, the standings'). ARGV: the old table's expected version ('' if it
+# has none), the moved table's JSON, its ttl in ms. One script, so no one ever sees the table in
+# both chats or in neither.
 _MOVE = """
 if ARGV[1] ~= '' then
   local v = redis.call('HGET', KEYS[1], 'v')
@@ -122,7 +123,7 @@ if ARGV[1] ~= '' then
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
   redis.call('DEL', KEYS[1])
 end
-for i = 3, 5, 2 do
+for i = 3, #KEYS, 2 do
   if redis.call('EXISTS', KEYS[i]) == 1 and redis.call('EXISTS', KEYS[i + 1]) == 0 then
     redis.call('RENAME', KEYS[i], KEYS[i + 1])
   end
@@ -311,6 +312,7 @@ class RedisStorage:
                     self.chat_key(new),
                     self.history_key(old),
                     self.history_key(new),
+                    *(key for part in CHAT_PARTS for key in self._stats_pair(old, new, part)),
                 ],
                 args=[str(table.version) if table is not None else "", data, str(max(1, int(ttl * 1000)))],
             )
@@ -329,7 +331,12 @@ class RedisStorage:
                 return ok
         await move_key(self, self.chat_key(old), self.chat_key(new))
         await move_key(self, self.history_key(old), self.history_key(new))
+        for part in CHAT_PARTS:
+            await move_key(self, *self._stats_pair(old, new, part))
         return 1
+
+    def _stats_pair(self, old: int, new: int, part: str) -> tuple[str, str]:
+        return self.stats.chat_stats_key(old, part), self.stats.chat_stats_key(new, part)
 
     async def run_put_new(self, key: str, version: int, data: str, ttl_ms: int) -> int:
         """Create the table ``key`` at ``version`` unless it exists (-1)."""

@@ -4,8 +4,9 @@ A chat's keys share its hash tag ``{chat_id}`` and a person's ``{u<id>}``, so ev
 slot and runs on a Redis Cluster too:
 
 * ``kozel:{chat}:counted`` — a sorted set of the match ids already counted (score: when);
-* ``kozel:{chat}:top:all`` and ``kozel:{chat}:top:YYYY-MM`` — hashes of the standings' counters, all
-  time and per month (``<player>|<figure>``, ``p|<a>|<b>|n`` and ``…|won`` for a pair of partners);
+* ``kozel:{chat}:top`` — a hash of the standings' counters, all time and per month, each field headed
+  by its period (``all|…``, ``2026-12|…``): ``<player>|<figure>``, and ``p|<a>|<b>|n`` and ``…|won``
+  for a pair of partners (one key, so a group's move to its supergroup takes it along);
 * ``kozel:{chat}:names`` — each player's name as last seen;
 * ``kozel:{u<id>}:counted`` and ``kozel:{u<id>}:stats`` — a person's counters across every chat
   (figures, ``streak``, ``best_streak``, ``partner|<key>|n`` and ``…|won``, ``name|<key>``).
@@ -25,12 +26,12 @@ from typing import Any
 
 #: Match ids each chat (and person) remembers as counted; older ones drop off (the history keeps 100).
 COUNTED_KEPT = 2000
-#: Seconds a month's standings are kept.
-MONTH_TTL = 400 * 24 * 3600
+#: The chat's keys of the standings (moved with the chat when a group becomes a supergroup).
+CHAT_PARTS = ("counted", "top", "names")
 
-# KEYS: counted, history, all-time hash, month hash, names. ARGV: match id, when, entry JSON ('' to push
-# nothing), history length, counted kept, month ttl (s), n, then n (field, increment) pairs, then
-# (player, name) pairs.
+# KEYS: counted, history, standings hash, names. ARGV: match id, when, entry JSON ('' to push nothing),
+# history length, counted kept, month ('YYYY-MM'), n, then n (field, increment) pairs, then (player,
+# name) pairs. Each counter is added under 'all|' and under the month.
 _ARCHIVE = """
 if redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1]) == 0 then return 0 end
 local kept = tonumber(ARGV[5])
@@ -41,11 +42,10 @@ if ARGV[3] ~= '' then
 end
 local n = tonumber(ARGV[7])
 for i = 8, 7 + 2 * n, 2 do
-  redis.call('HINCRBY', KEYS[3], ARGV[i], ARGV[i + 1])
-  redis.call('HINCRBY', KEYS[4], ARGV[i], ARGV[i + 1])
+  redis.call('HINCRBY', KEYS[3], 'all|' .. ARGV[i], ARGV[i + 1])
+  redis.call('HINCRBY', KEYS[3], ARGV[6] .. '|' .. ARGV[i], ARGV[i + 1])
 end
-if n > 0 then redis.call('EXPIRE', KEYS[4], ARGV[6]) end
-for i = 8 + 2 * n, #ARGV, 2 do redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1]) end
+for i = 8 + 2 * n, #ARGV, 2 do redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1]) end
 return 1
 """
 # KEYS: the person's counted set, their stats hash. ARGV: '<chat>:<match id>', when, won ('1'/'0'),
@@ -82,7 +82,7 @@ class StatsStore:
         self._person = client.register_script(_PERSON)
 
     def chat_stats_key(self, chat_id: int, part: str) -> str:
-        """A chat's standings key: ``counted``, ``names``, ``top:all`` or ``top:YYYY-MM``."""
+        """A chat's standings key: ``counted``, ``top`` or ``names``."""
         return f"{self.prefix}kozel:{{{chat_id}}}:{part}"
 
     def person_stats_key(self, user_id: int, part: str) -> str:
@@ -109,7 +109,7 @@ class StatsStore:
             json.dumps(entry) if entry is not None else "",
             str(history_kept),
             str(COUNTED_KEPT),
-            str(MONTH_TTL),
+            month,
             str(len(counts)),
         ]
         for k, v in counts.items():
@@ -119,8 +119,7 @@ class StatsStore:
         keys = [
             self.chat_stats_key(chat_id, "counted"),
             history_key,
-            self.chat_stats_key(chat_id, "top:all"),
-            self.chat_stats_key(chat_id, f"top:{month}"),
+            self.chat_stats_key(chat_id, "top"),
             self.chat_stats_key(chat_id, "names"),
         ]
         return bool(await self._archive(keys=keys, args=args))
@@ -146,9 +145,10 @@ class StatsStore:
 
     async def standings(self, chat_id: int, period: str) -> tuple[dict[str, int], dict[str, str]]:
         """A chat's counters for ``period`` (``all`` or ``YYYY-MM``) and its players' names."""
-        raw = await self.client.hgetall(self.chat_stats_key(chat_id, f"top:{period}"))
+        raw = await self.client.hgetall(self.chat_stats_key(chat_id, "top"))
         names = await self.client.hgetall(self.chat_stats_key(chat_id, "names"))
-        return {k: int(v) for k, v in raw.items()}, dict(names)
+        head = f"{period}|"
+        return {k[len(head) :]: int(v) for k, v in raw.items() if k.startswith(head)}, dict(names)
 
     async def personal(self, user_id: int) -> dict[str, str]:
         """A person's counters across every chat (numbers as text, names beside them)."""
@@ -157,7 +157,7 @@ class StatsStore:
     async def clear(self) -> int:
         """Delete every standings key (chats' and people's), for a rebuild; how many were deleted."""
         n = 0
-        for pattern in ("kozel:*:counted", "kozel:*:top:*", "kozel:*:names", "kozel:*:stats"):
+        for pattern in ("kozel:*:counted", "kozel:*:top", "kozel:*:names", "kozel:*:stats"):
             async for key in self.client.scan_iter(match=f"{self.prefix}{pattern}", count=500):
                 n += int(await self.client.delete(key))
         return n

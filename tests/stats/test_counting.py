@@ -100,10 +100,21 @@ async def test_the_standings_rebuild_from_the_history(storage: RedisStorage) -> 
     before = await storage.standings(CHAT, "all"), await storage.personal(101)
     assert standings_of(*before[0]).people[0].figures["played"] == 2
     assert personal_of(before[1]).streak == 2
-    await storage.client.hincrby(storage.stats.chat_stats_key(CHAT, "top:all"), "u101|won", 40)  # broken
+    await storage.client.hincrby(storage.stats.chat_stats_key(CHAT, "top"), "all|u101|won", 40)  # broken
     assert await rebuild(storage) == (1, 2)
     assert (await storage.standings(CHAT, "all"), await storage.personal(101)) == before
     assert len(await storage.history(CHAT)) == 2  # the history itself is left as it was
+
+
+async def test_the_standings_move_with_a_group_to_its_supergroup(storage: RedisStorage) -> None:
+    entry = _entry()
+    await archive(storage, entry)
+    before = await storage.standings(CHAT, "all")
+    await storage.move_chat(CHAT, -1002002, None, ttl=60)
+    assert await storage.standings(-1002002, "all") == before
+    assert standings_of(*await storage.standings(CHAT, "all")).empty
+    moved = {**entry, "meta": {**entry["meta"], "chat_id": -1002002}}
+    assert await archive(storage, moved) is False  # still counted once, in the supergroup
 
 
 def test_the_new_buttons_travel_and_come_back_as_they_were() -> None:
