@@ -74,9 +74,12 @@ def standings_of(counts: dict[str, int], names: dict[str, str]) -> Standings:
     rows = [Row(k, names.get(k, ""), f) for k, f in players.items() if f.get("played")]
     rows.sort(key=lambda r: (-r.figures["won"], -r.share, -r.figures["played"], r.name))
     together = [Pair(a, b, n, won) for (a, b), (n, won) in pairs.items() if n]
-    best = sorted(together, key=lambda p: (-p.share, -p.matches, p.a, p.b))[:PAIRS_SHOWN]
-    worst = sorted(together, key=lambda p: (p.share, -p.matches, p.a, p.b))[:PAIRS_SHOWN]
-    worst = [p for p in worst if p not in best] if len(together) <= PAIRS_SHOWN else worst
+    ranked = sorted(together, key=lambda p: (-p.share, -p.matches, p.a, p.b))
+    # With few pairs, the better half is the best and the rest the worst: no pair is in both.
+    n_best = min(PAIRS_SHOWN, (len(ranked) + 1) // 2)
+    n_worst = min(PAIRS_SHOWN, len(ranked) - n_best)
+    best = ranked[:n_best]
+    worst = list(reversed(ranked[len(ranked) - n_worst :])) if n_worst else []
     return Standings(
         people=[r for r in rows if r.is_person],
         bots=[r for r in rows if not r.is_person],

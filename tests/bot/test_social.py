@@ -113,3 +113,30 @@ async def test_the_viewer_never_shows_the_hands_of_a_deal_not_played_to_its_end(
     assert tap.show_alert and "не доиграна" in (tap.answer_text or "")
     await driver.settle()
     assert not any("Карты на руках" in m.content for m in group.bot_messages)
+
+
+async def test_top_falls_back_to_text_in_the_groups_language_when_the_picture_is_refused(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    users = [driver.add_user(name) for name in ("Аня", "Борис", "Вера", "Глеб")]
+    group = driver.add_group("Goat pen", users)
+    chat = await svc.storage.chat_settings(group.id)
+    chat.lang = "en"
+    await svc.storage.save_chat_settings(group.id, chat)
+    record = json.loads((RECORDS / "classic_match_goat.json").read_text())
+    for i, order in enumerate(((0, 1, 2, 3), (0, 3, 2, 1))):
+        seats = [Player(kind="human", name=users[j].name, user_id=users[j].id) for j in order]
+        await archive(
+            svc.storage, make_entry(record, Meta(id=f"m{i}", chat_id=group.id, at=1.8e9 + i, seats=seats))
+        )
+    driver.world.inject_faults(method="sendPhoto", status=400, count=1, chat_id=group.id)
+    await users[1].send(group, "/top")
+    text = await group.wait_text("Chat standings")
+    assert text.photo_file_id is None
+    # Аня and Вера are pair A, the goat, both times; Борис and Глеб (seats swapped) won both.
+    lines = text.content.splitlines()
+    assert lines[2].startswith("1. Борис: 2 · 2") or lines[2].startswith("1. Глеб: 2 · 2")
+    assert "Аня: 2 · 0" in text.content
+    assert "Best pairs" in text.content and "Worst pairs" in text.content
+    assert "Аня and Вера: 2 together, 0 won (0%)" in text.content
+    await driver.settle()
