@@ -8,7 +8,8 @@ from html import escape
 from PIL import Image, ImageDraw
 
 from bot.handlers.i18n import Tr
-from bot.handlers.tally import _font, drawable
+from bot.handlers.tally import drawable
+from bot.handlers.tally import font as _font
 from bot.stats.facts import FIGURES
 from bot.stats.standings import Pair, Personal, Row, Standings
 

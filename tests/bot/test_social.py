@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import random
@@ -15,7 +16,9 @@ from bot.handlers.services import Services
 from bot.sandbox import Driver
 from bot.stats.counting import archive
 from bot.stats.entry import Meta, Player, make_entry
+from bot.storage import RedisStorage
 from bot.storage.redis_store import HISTORY_KEPT
+from bot.storage.stats_store import CHAT_PARTS
 from tests.bot.helpers import inject, play_until, start_game
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"
@@ -38,6 +41,19 @@ async def test_a_played_match_shows_in_top_stats_history_the_viewer_and_export(
     assert table is not None and table.status == "over"
     await svc.tables.archive(table)  # the finish handled again (a restart): counted once
     assert len(await svc.storage.history(group.id, HISTORY_KEPT)) == 1
+    # A process killed between saving the last move and archiving it: the next start archives it.
+    storage = svc.storage
+    assert isinstance(storage, RedisStorage)
+    await storage.client.delete(storage.history_key(group.id))
+    for part in CHAT_PARTS:
+        await storage.client.delete(storage.stats.chat_stats_key(group.id, part))
+    for _ in range(2):  # and a second start changes nothing
+        await svc.driver.resume()
+        for _ in range(50):
+            if await storage.history(group.id):
+                break
+            await asyncio.sleep(0.1)
+    assert len(await storage.history(group.id, HISTORY_KEPT)) == 1
 
     await anya.send(group, "/top")
     picture = await group.wait_bot_message(lambda m: m.photo_file_id is not None)
@@ -140,3 +156,19 @@ async def test_top_falls_back_to_text_in_the_groups_language_when_the_picture_is
     assert "Best pairs" in text.content and "Worst pairs" in text.content
     assert "Аня and Вера: 2 together, 0 won (0%)" in text.content
     await driver.settle()
+
+
+async def test_help_and_the_command_menus_name_the_new_commands(app: object, driver: Driver) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await anya.send(group, "/help")
+    text = (await group.wait_text("/newgame")).content
+    for command in ("/top", "/stats", "/history", "/export"):
+        assert command in text, command
+    await driver.settle()
+    menus = {key: [c["command"] for c in menu] for key, menu in driver.world.commands.items()}
+    groups = [names for key, names in menus.items() if "all_group_chats" in key]
+    private = [names for key, names in menus.items() if "all_private_chats" in key]
+    assert len(groups) == len(private) == 2  # Russian and English
+    assert all({"top", "stats", "history", "export"} <= set(names) for names in groups)
+    assert all("stats" in names and "top" not in names for names in private)
