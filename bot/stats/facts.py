@@ -16,7 +16,7 @@ from bot.engine import GOAT_WITH_DRIVERS, Deal
 from bot.engine.cards import Card
 from bot.engine.record import match_result, replay_deal
 from bot.engine.rules import Rules
-from bot.engine.scoring import SHESTAK
+from bot.engine.scoring import NO_TRICKS, SHESTAK
 from bot.stats.entry import Meta, record_of
 
 #: The figures kept for every player, in the order the standings show them.
@@ -86,7 +86,9 @@ def _count_deal(deal: Deal, seat: int, f: dict[str, int]) -> None:
                 f["caught"] += 1
             if s == seat and c == _QC:
                 f["lost"] += 1
-    if SHESTAK in result.events and result.loser is not None and deal.pair_of[seat] != result.loser:
+    # A шестак, or in ``tricks`` its like (no trick taken: charged 6), given by the other pair.
+    six = SHESTAK in result.events or NO_TRICKS in result.events
+    if six and result.loser is not None and deal.pair_of[seat] != result.loser:
         f["shestak"] += 1
 
 

@@ -125,3 +125,13 @@ def test_the_new_buttons_travel_and_come_back_as_they_were() -> None:
     for bad in ("V1", "V1:", "V:2", "V1:2000", "Vx:1"):
         with pytest.raises(BadData):
             decode(bad)
+
+
+def test_a_deal_without_a_trick_in_tricks_counts_as_a_shestak_given_by_the_other_pair() -> None:
+    entry = _entry("tricks_match_all_nine")
+    meta = meta_of(entry)
+    assert meta is not None
+    figures = facts_of(entry, meta).figures
+    assert match_result(record_of(entry))["loser"] == 0
+    assert figures["u101"]["shestak"] == figures["beasy"]["shestak"] == 1  # pair B took all nine
+    assert figures["u100"]["shestak"] == figures["u102"]["shestak"] == 0
