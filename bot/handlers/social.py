@@ -162,9 +162,11 @@ async def history(update: Update, context: Context) -> None:
 
 
 async def _entry(svc: Services, chat_id: int, match_id: str) -> dict[str, Any]:
-    for entry in await svc.storage.history(chat_id, HISTORY_KEPT):
-        if entry_id(entry) == match_id:
-            return entry
+    # Most taps are on the matches /history lists: those are read first, the whole history only if not.
+    for limit in (HISTORY_SHOWN, HISTORY_KEPT):
+        for entry in await svc.storage.history(chat_id, limit):
+            if entry_id(entry) == match_id:
+                return entry
     raise Refusal("alert.replay_gone")
 
 

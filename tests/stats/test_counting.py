@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +138,27 @@ def test_a_deal_without_a_trick_in_tricks_counts_as_a_shestak_given_by_the_other
     assert match_result(record_of(entry))["loser"] == 0
     assert figures["u101"]["shestak"] == figures["beasy"]["shestak"] == 1  # pair B took all nine
     assert figures["u100"]["shestak"] == figures["u102"]["shestak"] == 0
+
+
+async def test_a_persons_figures_add_up_across_chats(storage: RedisStorage) -> None:
+    entry = _entry()
+    elsewhere = {**entry, "meta": {**entry["meta"], "chat_id": -1009}}  # the same table id, another chat
+    assert await archive(storage, entry) and await archive(storage, elsewhere)
+    anya = personal_of(await storage.personal(100))
+    assert anya.figures["played"] == 2 and anya.figures["goat"] == 2 and anya.streak == -2
+    assert anya.partner_matches == 2
+    assert standings_of(*await storage.standings(-1009, "all")).people[0].figures["played"] == 1
+
+
+async def test_python_m_bot_stats_rebuild(storage: RedisStorage, redis_url: str) -> None:
+    await archive(storage, _entry())
+    before = await storage.standings(CHAT, "all")
+    await storage.clear_stats()
+    env = {**os.environ, "REDIS_URL": redis_url}
+    run = subprocess.run(
+        [sys.executable, "-m", "bot.stats", "rebuild", "--prefix", storage.prefix],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "1 chats from 1 matches" in run.stdout
+    assert await storage.standings(CHAT, "all") == before
