@@ -79,7 +79,12 @@ async def top_tap(update: Update, button: Button, payload: Top, svc: Services) -
         raise Refusal("alert.unknown_button")
     tr = await chat_tr(svc, query.message.chat, query.from_user)
     await query.answer()
-    await _post_top(svc, tr, button.chat_id, None, payload.index == 1)
+    await _post_top(svc, tr, button.chat_id, _thread(query.message), payload.index == 1)
+
+
+def _thread(message: object) -> int | None:
+    """The forum topic a tapped message is in (the answer goes there too)."""
+    return thread_of(message) if isinstance(message, Message) else None
 
 
 async def stats(update: Update, context: Context) -> None:
@@ -189,8 +194,7 @@ async def view_tap(update: Update, button: Button, payload: View, svc: Services)
     if _is_viewer(message):
         svc.outbox.edit(button.chat_id, message.message_id, content)
     else:  # from /history: the viewer is a message of its own
-        thread_id = thread_of(message) if isinstance(message, Message) else None
-        svc.outbox.post(button.chat_id, content, thread_id=thread_id)
+        svc.outbox.post(button.chat_id, content, thread_id=_thread(message))
 
 
 def _is_viewer(message: Any) -> bool:
@@ -238,4 +242,4 @@ async def export_tap(update: Update, button: Button, payload: Export, svc: Servi
     entry = await _entry(svc, button.chat_id, button.table_id)
     tr = await chat_tr(svc, message.chat, query.from_user)
     await query.answer()
-    _send_record(svc, tr, button.chat_id, None, entry)
+    _send_record(svc, tr, button.chat_id, _thread(message), entry)
