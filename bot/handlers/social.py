@@ -58,7 +58,9 @@ async def _post_top(svc: Services, tr: Tr, chat_id: int, thread_id: int | None, 
     caption = Content(
         text if len(text) <= 1000 else tr("top.title_month" if month else "top.title_all"), markup
     )
-    sent = svc.outbox.post(chat_id, caption, thread_id=thread_id, photo=standings_png(tr, st, month=month))
+    sent = svc.outbox.post(
+        chat_id, caption, thread_id=thread_id, photo=standings_png(tr, st, names, month=month)
+    )
 
     def fall_back(done: asyncio.Future[Sent]) -> None:
         # The picture was refused (a group may forbid media): the standings as text instead.

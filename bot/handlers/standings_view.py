@@ -74,10 +74,25 @@ def standings_text(tr: Tr, st: Standings, names: dict[str, str], *, month: bool)
     return "\n".join(lines)
 
 
-def standings_png(tr: Tr, st: Standings, *, month: bool) -> bytes:
-    """A PNG table of the standings: people ranked, then bot players apart."""
+def _pair_lines(tr: Tr, st: Standings, names: dict[str, str]) -> list[tuple[str, bool]]:
+    """The pairs' lines of the picture (heading or not), plain text."""
+    out: list[tuple[str, bool]] = []
+    for key, pairs in (("top.best_plain", st.best), ("top.worst_plain", st.worst)):
+        if pairs:
+            out.append((tr(key), True))
+            for p in pairs:
+                a, b = player_name(tr, p.a, names.get(p.a, "")), player_name(tr, p.b, names.get(p.b, ""))
+                out.append(
+                    (tr("top.pair", a=a, b=b, n=p.matches, won=p.won, share=round(100 * p.share)), False)
+                )
+    return out
+
+
+def standings_png(tr: Tr, st: Standings, names: dict[str, str], *, month: bool) -> bytes:
+    """A PNG table of the standings: people ranked, then bot players apart, then the pairs."""
     rows = st.people[:ROWS_SHOWN]
-    height = _TOP + _ROW_H * (len(rows) + len(st.bots) + (2 if st.bots else 1)) + 20
+    pairs = _pair_lines(tr, st, names)
+    height = _TOP + _ROW_H * (len(rows) + len(st.bots) + (2 if st.bots else 1)) + 26 * len(pairs) + 30
     image = Image.new("RGB", (WIDTH, height), _BG)
     draw = ImageDraw.Draw(image)
     draw.text((20, 22), drawable(tr("top.picture_all" if not month else "top.picture_month")), font=_font(24),
@@ -113,6 +128,11 @@ def standings_png(tr: Tr, st: Standings, *, month: bool) -> bytes:
         y += _ROW_H
         for row in st.bots:
             line(player_name(tr, row.key, row.name), row, _BOTS, False)
+    y += 10
+    for text, heading in pairs:
+        colour, size = (_HEAD, 15) if heading else (_INK, 16)
+        draw.text((20, y + 13), drawable(text), font=_font(size), fill=colour, anchor="lm")
+        y += 26
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()

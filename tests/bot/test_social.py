@@ -172,3 +172,19 @@ async def test_help_and_the_command_menus_name_the_new_commands(app: object, dri
     assert len(groups) == len(private) == 2  # Russian and English
     assert all({"top", "stats", "history", "export"} <= set(names) for names in groups)
     assert all("stats" in names and "top" not in names for names in private)
+
+
+def test_the_standings_picture_grows_with_its_rows_and_pairs() -> None:
+    from bot.handlers.i18n import Tr
+    from bot.handlers.standings_view import WIDTH, standings_png
+    from bot.stats.standings import standings_of
+
+    tr = Tr("ru")
+    one = {"u1|played": 1, "u1|won": 1, "u2|played": 1}
+    names = {"u1": "Аня", "u2": "Борис", "u3": "Вера"}
+    more = {**one, "u3|played": 2, "u3|goat": 2, "beasy|played": 1, "p|u1|u3|n": 1, "p|u1|u3|won": 1}
+    more |= {"p|u2|u3|n": 1, "p|u2|u3|won": 0}
+    small = Image.open(io.BytesIO(standings_png(tr, standings_of(one, names), names, month=False)))
+    big = Image.open(io.BytesIO(standings_png(tr, standings_of(more, names), names, month=True)))
+    assert small.format == big.format == "PNG" and small.size[0] == big.size[0] == WIDTH
+    assert big.size[1] > small.size[1] + 4 * 26  # the bots' line, and a best and a worst pair
