@@ -129,6 +129,8 @@ class BotDriver:
             snap = self.tables.snapshot(table)
             if table.status == "playing" or table.pending_summaries:
                 self.presenter.show(snap)
+            elif table.status == "over":  # a finish the kill may have left uncounted (counted once)
+                self._spawn(self.tables.archive(table), f"archive {key_of(table)}")
             elif table.status == "lobby" and table.lobby_message_id is None:
                 self._spawn(self.post_lobby(table), f"lobby {key_of(table)}")
             if bot_to_act(snap) is not None:

@@ -13,7 +13,8 @@ checks there is no import circle):
    (bot players, which play through the use case), :mod:`~bot.handlers.timers`;
 5. :mod:`~bot.handlers.services` (:class:`~bot.handlers.services.Services`: all of the above for
    the update handlers) and the update handlers themselves: ``play``, ``lobby``, ``commands``,
-   ``settings_menu``, ``faults``.
+   ``settings_menu``, ``faults``, ``social`` (/top, /stats, /history and its viewer, /export, over
+   the views ``standings_view`` and ``replay_view``).
 """
 
 from __future__ import annotations

@@ -32,6 +32,8 @@ from bot.engine import Action, Deal
 from bot.handlers import game
 from bot.handlers.core import Core, TableKey, key_of
 from bot.handlers.game import Progress
+from bot.stats import counting
+from bot.stats.entry import entry_of
 from bot.storage import StaleWrite, Table, TimerPlan
 
 R = TypeVar("R")
@@ -345,7 +347,9 @@ class Tables:
     async def archive(self, table: Table) -> None:
         """Keep the finished (or stopped) match's record in the chat's history."""
         if table.match is not None and table.match.deals:
-            await self.core.storage.push_history(table.chat_id, game.match_record(table))
+            # Kept and counted in the standings once, however often a finish is handled (bot/stats).
+            entry = entry_of(table, at=table.updated_at or self.core.settings.clock())
+            await counting.archive(self.core.storage, entry)
 
     async def publish(self, snap: Snapshot) -> None:
         """Hand a change to the renderers (and keep the record of a match that just ended)."""
