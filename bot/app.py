@@ -156,6 +156,7 @@ class KozelApplication(Application):  # type: ignore[type-arg]
             await svc.driver.close()
             await svc.timers.close()
             await svc.presenter.close()
+            await svc.announcer.close()
             await svc.outbox.close()
         await super().stop()
 

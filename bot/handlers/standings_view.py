@@ -7,6 +7,7 @@ from html import escape
 
 from PIL import Image, ImageDraw
 
+from bot.handlers.achievements_view import stats_lines
 from bot.handlers.i18n import Tr
 from bot.handlers.tally import drawable
 from bot.handlers.tally import font as _font
@@ -155,4 +156,5 @@ def personal_text(tr: Tr, name: str, p: Personal) -> str:
     if p.partner_key is not None:
         partner = escape(player_name(tr, p.partner_key, p.partner_name))
         lines.append(tr("stats.partner", name=partner, n=p.partner_matches, won=p.partner_won))
+    lines.extend(stats_lines(tr, p.earned))
     return "\n".join(lines)

@@ -202,6 +202,8 @@ class Renderer(Protocol):
 
 #: The timers a state needs, armed with its save (the timers' :meth:`~bot.handlers.timers.Timers.plan`).
 Planner = Callable[[Snapshot], Awaitable[TimerPlan | None]]
+#: Told of the achievements a finish earned, to announce them (bot/handlers/announcer.py).
+Announce = Callable[[Table, list[counting.Earned]], None]
 
 
 class Tables:
@@ -212,6 +214,7 @@ class Tables:
         self.deals = DealCache()
         self.renderers: list[Renderer] = []
         self.planner: Planner | None = None
+        self.announce: Announce | None = None
         #: The tables this process saved lately: (monotonic time, version, JSON), oldest first.
         self._saved: OrderedDict[TableKey, tuple[float, int, str]] = OrderedDict()
         #: Held only while in use (a waiter or holder keeps its lock alive), so ended tables leave none.
@@ -349,7 +352,9 @@ class Tables:
         if table.match is not None and table.match.deals:
             # Kept and counted in the standings once, however often a finish is handled (bot/stats).
             entry = entry_of(table, at=table.updated_at or self.core.settings.clock())
-            await counting.archive(self.core.storage, entry)
+            archived = await counting.finish(self.core.storage, entry)
+            if archived.earned and self.announce is not None:
+                self.announce(table, archived.earned)  # earned now, never before: announced once
 
     async def publish(self, snap: Snapshot) -> None:
         """Hand a change to the renderers (and keep the record of a match that just ended)."""

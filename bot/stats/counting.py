@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
-from bot.stats.entry import Meta, meta_of
+from bot.stats.achievements import earned_in
+from bot.stats.entry import Meta, Player, meta_of
 from bot.stats.facts import MatchFacts, facts_of
 from bot.storage.protocol import Storage
 
@@ -28,15 +30,40 @@ def chat_counts(facts: MatchFacts) -> dict[str, int]:
     return counts
 
 
+@dataclass(frozen=True)
+class Earned:
+    """An achievement a person earned with a match (:mod:`bot.stats.achievements`)."""
+
+    player: Player
+    achievement: str
+
+
+@dataclass(frozen=True)
+class Archived:
+    """What keeping a finished match did: counted it now (``new``), and the achievements it earned."""
+
+    new: bool
+    earned: list[Earned] = field(default_factory=list)
+
+
 async def archive(storage: Storage, entry: dict[str, Any], *, push: bool = True) -> bool:
     """Keep ``entry`` in its chat's history and count it, once (False: it was counted already).
 
     ``push=False`` counts an entry already in the history (a rebuild). Each person's own figures are
     counted after the chat's, each once, so calling this again after a crash finishes the job.
     """
+    return (await finish(storage, entry, push=push)).new
+
+
+async def finish(storage: Storage, entry: dict[str, Any], *, push: bool = True) -> Archived:
+    """:func:`archive`, then award the match's achievements: those earned now (never before).
+
+    An achievement is marked earned once for ever (``HSETNX``), so a finish handled again, by this
+    process or another, earns nothing the second time; nor does a rebuild after the first.
+    """
     meta = meta_of(entry)
     if meta is None:
-        return False
+        return Archived(False)
     facts = facts_of(entry, meta)
     new = await storage.archive_match(
         meta.chat_id,
@@ -48,7 +75,14 @@ async def archive(storage: Storage, entry: dict[str, Any], *, push: bool = True)
         names=facts.names,
     )
     await _count_people(storage, meta, facts)
-    return new
+    earned: list[Earned] = []
+    people = {p.key: p for p in meta.seats if p.is_person}
+    for key, ids in earned_in(facts, meta).items():
+        player = people[key]
+        assert player.user_id is not None
+        for achievement in await storage.award(player.user_id, ids, at=meta.at):
+            earned.append(Earned(player, achievement))
+    return Archived(new, earned)
 
 
 async def _count_people(storage: Storage, meta: Meta, facts: MatchFacts) -> None:

@@ -34,6 +34,13 @@ class MatchFacts:
     names: dict[str, str] = field(default_factory=dict)
     #: Per person: won the match (for the streak), and the partner's key.
     outcome: dict[str, tuple[bool, str]] = field(default_factory=dict)
+    #: The match's result as ``python -m bot.engine.replay`` prints it (None for a stopped match).
+    result: dict[str, Any] | None = None
+    #: The rules it was played by, its deals replayed and each seat's pair (for
+    #: :mod:`bot.stats.achievements`).
+    rules: Rules | None = None
+    deals: list[Deal] = field(default_factory=list)
+    pair_of: tuple[int, ...] = ()
 
 
 def facts_of(entry: dict[str, Any], meta: Meta) -> MatchFacts:
@@ -50,6 +57,7 @@ def facts_of(entry: dict[str, Any], meta: Meta) -> MatchFacts:
     # The figures counted do not depend on the multiplier (flip's eggs): each deal replays alone.
     deals = [replay_deal(d, rules) for d in record["deals"]]
     pair_of = deals[0].pair_of
+    out.result, out.rules, out.deals, out.pair_of = result, rules, deals, tuple(pair_of)
     seats = meta.seats
     for s, player in enumerate(seats):
         f = dict.fromkeys(FIGURES, 0)

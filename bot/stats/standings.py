@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from bot.stats.facts import FIGURES
@@ -100,6 +101,8 @@ class Personal:
     partner_name: str
     partner_matches: int
     partner_won: int
+    #: The achievements earned (bot/stats/achievements.py) and when (Unix time).
+    earned: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -115,6 +118,7 @@ def personal_of(raw: dict[str, str]) -> Personal:
         parts = field.split("|")
         if parts[0] == "partner" and len(parts) == 3:
             partners.setdefault(parts[1], [0, 0])[0 if parts[2] == "n" else 1] += int(value)
+    earned = {f[4:]: float(v) for f, v in raw.items() if f.startswith("ach|")}
     favourite = max(partners.items(), key=lambda kv: (kv[1][0], kv[1][1], kv[0]), default=None)
     return Personal(
         figures=figures,
@@ -124,4 +128,5 @@ def personal_of(raw: dict[str, str]) -> Personal:
         partner_name=raw.get(f"name|{favourite[0]}", "") if favourite else "",
         partner_matches=favourite[1][0] if favourite else 0,
         partner_won=favourite[1][1] if favourite else 0,
+        earned=earned,
     )

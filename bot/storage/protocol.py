@@ -92,6 +92,11 @@ class Storage(Protocol):
         """Add a match to a person's figures across chats (and their streak), once per ``match_key``."""
         ...
 
+    async def award(self, user_id: int, ids: list[str], *, at: float) -> list[str]:
+        """Mark achievements ``ids`` earned by a person at ``at``, each once for ever (atomically):
+        the ids that were not earned before."""
+        ...
+
     async def standings(self, chat_id: int, period: str) -> tuple[dict[str, int], dict[str, str]]:
         """A chat's standings counters for ``period`` (``all`` or ``YYYY-MM``) and its players' names."""
         ...

@@ -406,6 +406,10 @@ class RedisStorage:
         """Add a match to a person's figures across chats, unless ``match_key`` was counted."""
         return await self.stats.count_person(user_id, match_key, at=at, won=won, counts=counts, values=values)
 
+    async def award(self, user_id: int, ids: list[str], *, at: float) -> list[str]:
+        """Mark achievements earned by a person (once for ever); the ids not earned before."""
+        return await self.stats.award(user_id, ids, at=at)
+
     async def standings(self, chat_id: int, period: str) -> tuple[dict[str, int], dict[str, str]]:
         """A chat's standings counters for ``period`` (``all`` or ``YYYY-MM``) and the players' names."""
         return await self.stats.standings(chat_id, period)

@@ -9,14 +9,17 @@ slot and runs on a Redis Cluster too:
   for a pair of partners (one key, so a group's move to its supergroup takes it along);
 * ``kozel:{chat}:names`` — each player's name as last seen;
 * ``kozel:{u<id>}:counted`` and ``kozel:{u<id>}:stats`` — a person's counters across every chat
-  (figures, ``streak``, ``best_streak``, ``partner|<key>|n`` and ``…|won``, ``name|<key>``).
+  (figures, ``streak``, ``best_streak``, ``partner|<key>|n`` and ``…|won``, ``name|<key>``), and the
+  achievements earned (``ach|<id>``: when, the end of the match that earned it; bot/stats/achievements.py).
 
 Finishing a match (:meth:`StatsStore.archive_match`) pushes its history entry and adds its figures to
 the chat's counters in one script, only if its id was not counted yet, so a finish handled again (a
 restart, a second process) counts once. Each person's counters are then one script each on their own
 slot, idempotent the same way (by ``<chat>:<match id>``); a process killed between the two leaves the
 person's part to the next time the finish is handled (every start archives each finished table again)
-or to ``python -m bot.stats rebuild``.
+or to ``python -m bot.stats rebuild``. Achievements are set with ``HSETNX`` (:meth:`StatsStore.award`),
+so each is earned once for ever whichever process, or how many times, handles a finish; only the
+call that set it hears of it (and announces it).
 """
 
 from __future__ import annotations
@@ -71,6 +74,15 @@ for i = 6 + 2 * n, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
 return 1
 """
 
+# KEYS: the person's stats hash. ARGV: when, then achievement ids. Returns the ids newly earned.
+_AWARD = """
+local new = {}
+for i = 2, #ARGV do
+  if redis.call('HSETNX', KEYS[1], 'ach|' .. ARGV[i], ARGV[1]) == 1 then table.insert(new, ARGV[i]) end
+end
+return new
+"""
+
 
 class StatsStore:
     """The standings' keys and scripts (see the module's notes); part of :class:`RedisStorage`."""
@@ -80,6 +92,7 @@ class StatsStore:
         self.prefix = prefix
         self._archive = client.register_script(_ARCHIVE)
         self._person = client.register_script(_PERSON)
+        self._award = client.register_script(_AWARD)
 
     def chat_stats_key(self, chat_id: int, part: str) -> str:
         """A chat's standings key: ``counted``, ``top`` or ``names``."""
@@ -142,6 +155,13 @@ class StatsStore:
             args += [k, value]
         keys = [self.person_stats_key(user_id, "counted"), self.person_stats_key(user_id, "stats")]
         return bool(await self._person(keys=keys, args=args))
+
+    async def award(self, user_id: int, ids: list[str], *, at: float) -> list[str]:
+        """Mark achievements ``ids`` earned by a person at ``at``; those not earned before."""
+        if not ids:
+            return []
+        new = await self._award(keys=[self.person_stats_key(user_id, "stats")], args=[repr(at), *ids])
+        return [i.decode() if isinstance(i, bytes) else str(i) for i in new]
 
     async def standings(self, chat_id: int, period: str) -> tuple[dict[str, int], dict[str, str]]:
         """A chat's counters for ``period`` (``all`` or ``YYYY-MM``) and its players' names."""
