@@ -9,10 +9,13 @@ from pathlib import Path
 from bot.engine.match import Match
 from bot.engine.record import replay_deal
 from bot.engine.rules import Rules
+from bot.handlers.achievements_view import announcement_text
+from bot.handlers.i18n import Tr
 from bot.handlers.services import Services
 from bot.sandbox import Driver, SimGroup
 from bot.stats.achievements import ACHIEVEMENTS, earned_in
-from bot.stats.entry import entry_of, meta_of
+from bot.stats.counting import Earned
+from bot.stats.entry import Player, entry_of, meta_of
 from bot.stats.facts import facts_of
 from bot.storage import MatchState, Seat, Table
 from tests.bot.helpers import play_until, start_game
@@ -132,10 +135,23 @@ async def test_a_stored_finish_archived_at_a_restart_announces_once_in_english(
         await driver.settle()
     notes = [m.content for m in group.bot_messages if "New achievements" in m.content]
     assert len(notes) == 1
-    assert "🐐 First goat — Аня" in notes[0] and "🥚 Eggs — Аня: play a deal that ends 60 : 60" in notes[0]
+    assert "🐐 First goat — Аня: be the goat for the first time" in notes[0]
+    assert "🥚 Eggs — Аня: play a deal that ends 60 : 60" in notes[0]
     await anya.send(group, "/stats")
     mine = await group.wait_text("Stats: Аня")
     assert f"Achievements: 2 of {len(ACHIEVEMENTS)}" in mine.content
     assert "🐐 First goat — 30.11.2026" in mine.content and "🥚 Eggs — 30.11.2026" in mine.content
     await driver.settle()
     assert not driver.failed_calls(), driver.failed_calls()[:3]
+
+
+def test_the_announcement_names_each_achievement_once_with_everyone_who_earned_it() -> None:
+    anya, boris = (Player(kind="human", name=n, user_id=i) for i, n in ((1, "Аня"), (2, "<Борис>")))
+    earned = [Earned(anya, "eggs"), Earned(boris, "first_goat"), Earned(boris, "eggs")]
+    text = announcement_text(Tr("ru"), earned)
+    assert text.splitlines() == [
+        "🏅 <b>Новые достижения!</b>",
+        "🐐 Первый козёл — &lt;Борис&gt;: впервые остаться козлом",
+        "🥚 Яйца — Аня, &lt;Борис&gt;: сыграть раздачу 60 : 60",
+    ]  # in the achievements' order, names escaped
+    assert "trailing by 10 penalty points" in announcement_text(Tr("en"), [Earned(anya, "comeback")])
