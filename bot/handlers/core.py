@@ -10,7 +10,8 @@ checks there is no import circle):
 3. :mod:`~bot.handlers.usecase`: the one path a change of a table takes, ending in a
    :class:`~bot.handlers.usecase.Snapshot` handed to the renderers;
 4. the renderers, which read snapshots: :mod:`~bot.handlers.presenter`, :mod:`~bot.handlers.bots`
-   (bot players, which play through the use case), :mod:`~bot.handlers.timers`;
+   (bot players, which play through the use case), :mod:`~bot.handlers.timers`, and
+   :mod:`~bot.handlers.announcer` (the achievements a finish earned, after the presenter's result);
 5. :mod:`~bot.handlers.services` (:class:`~bot.handlers.services.Services`: all of the above for
    the update handlers) and the update handlers themselves: ``play``, ``lobby``, ``commands``,
    ``settings_menu``, ``faults``, ``social`` (/top, /stats, /history and its viewer, /export, over
