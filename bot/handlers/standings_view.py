@@ -144,6 +144,7 @@ def personal_text(tr: Tr, name: str, p: Personal) -> str:
     lines = [tr("stats.title", name=escape(name))]
     if p.empty:
         lines.append(tr("stats.none"))
+        lines.extend(stats_lines(tr, p.earned))  # what there is to earn
         return "\n".join(lines)
     f = p.figures
     lines.append(tr("stats.figures", **{k: f[k] for k in FIGURES}))

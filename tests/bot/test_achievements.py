@@ -57,6 +57,10 @@ async def test_a_played_match_announces_what_it_earned_once_after_the_result_and
 ) -> None:
     assert set(TITLES) == set(ACHIEVEMENTS)
     anya = driver.add_user("Аня")
+    await anya.start()
+    await anya.send_dm("/stats")
+    before = await anya.dm.wait_text("Статистика: Аня")
+    assert f"Достижения: 0 из {len(ACHIEVEMENTS)}" in before.content and TITLES["comeback"] in before.content
     # The deals and the bot players are random: a match Аня wins may earn nothing. Then she plays
     # again (in another group), and that quiet finish must have announced nothing.
     for attempt in range(8):
