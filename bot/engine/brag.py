@@ -94,7 +94,7 @@ def start(deal: DealCore) -> BragState:
     if opts.brag_choice:
         deal.wait_for(Phase.BRAG_KIND, bragger)
     else:
-        begin(deal, st, opts.brag)
+        begin(deal, st, opts.brag_kind(deal.deal_no))
     return st
 
 

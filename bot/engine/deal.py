@@ -202,7 +202,7 @@ class Deal:
 
     def _deal(self) -> None:
         preset = self.rules.preset
-        if preset == "classic":
+        if isinstance(self.rules.options, ClassicOptions):  # classic and the presets built on it
             self.set_trump(self.rules.fixed_trump_suit or Suit.DIAMONDS)
             if self.deal_no > 1:
                 self.brag = brag.start(self)
@@ -297,6 +297,7 @@ class Deal:
             void=True,
             same_dealer=same_dealer,
             jack_holder=self.jack_holder,
+            brag_kind=self._rotated_brag_kind(),
         )
 
     def wait_for(self, phase: Phase, seat: int) -> None:
@@ -387,7 +388,14 @@ class Deal:
             jack_holder=self.jack_holder,
             loser=score.loser,
             multiplier=score.multiplier,
+            brag_kind=self._rotated_brag_kind(),
         )
+
+    def _rotated_brag_kind(self) -> str | None:
+        """The brag kind where it rotates by round (the result names it), else ``None``."""
+        if self.brag is None or self.brag.kind is None or not self.rules.brag_rotates:
+            return None
+        return self.brag.kind.value
 
     # ------------------------------------------------------------------ generic API
 

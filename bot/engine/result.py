@@ -26,6 +26,8 @@ class DealResult:
     jack_holder: int | None = None
     loser: int | None = None
     multiplier: int = 1
+    #: The kind of brag played where the kind rotates by round (``sochi4``), else ``None``.
+    brag_kind: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The result as RULES.md §7 prints it."""
@@ -38,4 +40,6 @@ class DealResult:
         }
         if self.multiplier != 1:
             out["multiplier"] = self.multiplier
+        if self.brag_kind is not None:
+            out["brag_kind"] = self.brag_kind
         return out

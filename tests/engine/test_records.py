@@ -119,9 +119,10 @@ def test_golden_records_cover_the_required_events() -> None:
     assert {"queen_caught", "last_card_swap"} <= events["draw"]
     assert {"queen_caught", "swap", "deal_passes", "declared_C", "eggs", "doubled"} <= events["flip36"]
     assert {"under_five", "two_or_fewer", "no_tricks", "all_tricks"} <= events["tricks"]
+    assert {"brag_won", "brag_lost"} <= events["sochi4"]
 
 
-@pytest.mark.parametrize("preset", ["classic", "flip", "draw", "tricks"])
+@pytest.mark.parametrize("preset", ["classic", "flip", "draw", "tricks", "sochi4"])
 def test_every_finished_deal_produces_a_replayable_record(preset: str) -> None:
     for seed in range(30):
         rng = random.Random(seed)
