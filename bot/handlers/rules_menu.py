@@ -12,7 +12,7 @@ import typing
 from typing import Any
 
 from bot.engine import Rules, RulesError
-from bot.engine.rules import PRESETS, ClassicOptions, DrawOptions, FlipOptions, TricksOptions
+from bot.engine.rules import PRESETS, ClassicOptions, DrawOptions, FlipOptions, Sochi4Options, TricksOptions
 from bot.handlers.i18n import Tr
 
 _MODELS: dict[str, Any] = {
@@ -20,6 +20,7 @@ _MODELS: dict[str, Any] = {
     "flip": FlipOptions,
     "draw": DrawOptions,
     "tricks": TricksOptions,
+    "sochi4": Sochi4Options,
 }
 #: Match targets offered (12 is the rule; shorter and longer games for those who want them).
 TARGETS = (12, 6, 18, 24)
@@ -43,8 +44,11 @@ def choices(annotation: Any) -> tuple[Any, ...] | None:
 def options_of(preset: str) -> list[tuple[str, tuple[Any, ...]]]:
     """``(name, values)`` of each option of ``preset`` that the picker offers, in model order."""
     model = _MODELS[preset]
+    fixed = getattr(model, "fixed", frozenset())  # classic's options a preset built on it fixes
     out = []
     for name, info in model.model_fields.items():
+        if name in fixed:
+            continue
         values = choices(info.annotation)
         if values:
             out.append((name, values))
