@@ -44,7 +44,9 @@ def choices(annotation: Any) -> tuple[Any, ...] | None:
 def options_of(preset: str) -> list[tuple[str, tuple[Any, ...]]]:
     """``(name, values)`` of each option of ``preset`` that the picker offers, in model order."""
     model = _MODELS[preset]
-    fixed = getattr(model, "fixed", frozenset())  # classic's options a preset built on it fixes
+    fixed: frozenset[str] = getattr(
+        model, "fixed", frozenset()
+    )  # classic's options a preset built on it fixes
     out = []
     for name, info in model.model_fields.items():
         if name in fixed:
