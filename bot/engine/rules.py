@@ -12,8 +12,8 @@ from pydantic_core import PydanticCustomError
 from bot.engine.cards import SHMON_32, SHMON_36, Card, Suit
 from bot.engine.errors import RulesError
 
-Preset = Literal["classic", "flip", "draw", "tricks", "sochi4"]
-PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw", "tricks", "sochi4")
+Preset = Literal["classic", "flip", "draw", "tricks", "sochi4", "sochi"]
+PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw", "tricks", "sochi4", "sochi")
 
 
 class BragKind(StrEnum):
@@ -157,15 +157,38 @@ class TricksOptions(BaseModel):
     redeal_four_queens: ClassVar[bool] = False
 
 
+class SochiOptions(_Threshold):
+    """Options of 3-person Sochi Kozel (RULES.md §5): 32 cards, 10 each and a talon of two, the ♣Q
+    holder alone against the other two, each person keeping his own score, the brag kind changing
+    every round of three deals. Classic's options that still make sense are taken (the thresholds, the
+    trump suit, the jack order, the four-queens redeal, trumping when void, the target); the others
+    are refused by name as unknown (docs/rules-notes.md says why each)."""
+
+    trump_suit: Literal[Suit.DIAMONDS, Suit.CLUBS] = Suit.DIAMONDS
+    jack_order: JackOrder = JackOrder.STANDARD
+    redeal_four_queens: bool = True
+    brag_rotation: tuple[BragKind, ...] = Field(
+        DEFAULT_ROTATION, min_length=1, description="the brag kind of each round of deals, in turn"
+    )
+    #: Deals in a round: one per person.
+    round_length: ClassVar[int] = 3
+
+    def brag_kind(self, deal_no: int) -> BragKind:
+        """The kind of the round that deal ``deal_no`` belongs to (as :class:`Sochi4Options`)."""
+        rnd = (deal_no - 1) // self.round_length
+        return self.brag_rotation[rnd % len(self.brag_rotation)]
+
+
 _OPTION_MODELS: dict[str, type[BaseModel]] = {
     "classic": ClassicOptions,
     "flip": FlipOptions,
     "draw": DrawOptions,
     "tricks": TricksOptions,
     "sochi4": Sochi4Options,
+    "sochi": SochiOptions,
 }
 
-Options = ClassicOptions | FlipOptions | DrawOptions | TricksOptions
+Options = ClassicOptions | FlipOptions | DrawOptions | TricksOptions | SochiOptions
 
 
 class Rules(BaseModel):
@@ -219,9 +242,30 @@ class Rules(BaseModel):
         return self.options.deck if isinstance(self.options, ClassicOptions | FlipOptions) else 32
 
     @property
+    def seats(self) -> int:
+        """How many seats play (one card each makes a trick): 3 in ``sochi``, else 4."""
+        return 3 if self.preset == "sochi" else 4
+
+    @property
+    def individual_scores(self) -> bool:
+        """Whether every person keeps his own score (``sochi``: the sides change every deal)."""
+        return self.preset == "sochi"
+
+    @property
+    def talon_size(self) -> int:
+        """Cards dealt to the talon (``sochi``'s прикуп), else 0."""
+        return 2 if self.preset == "sochi" else 0
+
+    @property
     def hand_size(self) -> int:
-        """Cards in each of the four hands once dealing is complete."""
-        return self.deck_size // 4
+        """Cards in each hand once dealing is complete (before ``sochi``'s talon is taken)."""
+        return (self.deck_size - self.talon_size) // self.seats
+
+    def brag_kind(self, deal_no: int) -> BragKind:
+        """The kind of brag of deal ``deal_no`` (a later deal) unless the bragger chooses it."""
+        opts = self.options
+        assert isinstance(opts, ClassicOptions | SochiOptions), "no brag in this preset"
+        return opts.brag_kind(deal_no)
 
     @property
     def top_trump(self) -> Card:
@@ -231,7 +275,7 @@ class Rules(BaseModel):
     @property
     def fixed_trump_suit(self) -> Suit | None:
         """The trump suit when the preset fixes it; ``None`` when each deal chooses it (``flip``)."""
-        if isinstance(self.options, ClassicOptions):
+        if isinstance(self.options, ClassicOptions | SochiOptions):
             return self.options.trump_suit
         return Suit.CLUBS if self.preset in ("draw", "tricks") else None
 
@@ -243,7 +287,7 @@ class Rules(BaseModel):
     @property
     def brag_rotates(self) -> bool:
         """Whether the brag kind changes every round of deals (``sochi4``'s ``brag_rotation``)."""
-        return isinstance(self.options, Sochi4Options)
+        return isinstance(self.options, Sochi4Options | SochiOptions)
 
     @property
     def queen_penalty(self) -> int:
@@ -253,7 +297,9 @@ class Rules(BaseModel):
     @property
     def jack_order(self) -> JackOrder:
         """The order of the jacks among the trumps."""
-        return self.options.jack_order if isinstance(self.options, ClassicOptions) else JackOrder.STANDARD
+        if isinstance(self.options, ClassicOptions | SochiOptions):
+            return self.options.jack_order
+        return JackOrder.STANDARD
 
 
 def _explain(err: Any) -> str:

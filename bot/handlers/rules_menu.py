@@ -12,7 +12,15 @@ import typing
 from typing import Any
 
 from bot.engine import Rules, RulesError
-from bot.engine.rules import PRESETS, ClassicOptions, DrawOptions, FlipOptions, Sochi4Options, TricksOptions
+from bot.engine.rules import (
+    PRESETS,
+    ClassicOptions,
+    DrawOptions,
+    FlipOptions,
+    Sochi4Options,
+    SochiOptions,
+    TricksOptions,
+)
 from bot.handlers.i18n import Tr
 
 _MODELS: dict[str, Any] = {
@@ -21,6 +29,7 @@ _MODELS: dict[str, Any] = {
     "draw": DrawOptions,
     "tricks": TricksOptions,
     "sochi4": Sochi4Options,
+    "sochi": SochiOptions,
 }
 #: Match targets offered (12 is the rule; shorter and longer games for those who want them).
 TARGETS = (12, 6, 18, 24)
@@ -57,9 +66,14 @@ def options_of(preset: str) -> list[tuple[str, tuple[Any, ...]]]:
     return out
 
 
+#: The presets a table in Telegram can play: its lobby seats four people (3-person ``sochi`` waits for
+#: a lobby of three, a table message with the talon and a discard keyboard). Playable in the engine.
+TABLE_PRESETS = tuple(p for p in PRESETS if p != "sochi")
+
+
 def presets() -> tuple[str, ...]:
-    """The preset names."""
-    return PRESETS
+    """The preset names the lobby offers."""
+    return TABLE_PRESETS
 
 
 def current(rules: Rules, name: str) -> Any:
