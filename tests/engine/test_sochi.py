@@ -311,3 +311,27 @@ def test_sochi_golden_match_shows_the_brag_rotation_and_individual_scores() -> N
     assert deals[6]["events"] == ["talon_queen"] and deals[7]["dealer"] == deals[6]["dealer"]
     assert deals[0]["events"] == ["queen_caught"] and deals[0]["totals"] == [0, 4, 0]  # the lone seat 1
     assert result["scores"] == [6, 12, 6] and result["goats"] == [1] and result["title"] == "goat"
+
+
+def test_sochi_record_refuses_a_bad_discard_with_its_index() -> None:
+    import json
+    from pathlib import Path
+
+    from bot.engine import RecordError, result_of
+
+    path = Path(__file__).parent.parent / "records" / "sochi_discard_counts.json"
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    assert rec["moves"][0] == {"seat": 0, "discard": ["AH", "TH"]}
+    for bad, reason in [
+        ({"seat": 0, "discard": ["QC", "AH"]}, "move 0: seat 0 cannot discard"),
+        ({"seat": 0, "discard": ["AH"]}, "move 0: seat 0 cannot discard"),
+        ({"seat": 1, "discard": ["AH", "TH"]}, "move 0: seat 1 cannot discard"),
+        ({"seat": 3, "discard": ["AH", "TH"]}, "move 0: 'seat' must be a seat 0-2"),
+        ({"seat": 0, "discard": "AH"}, "move 0: discard takes a list of card codes"),
+        ({"seat": 0, "play": "AH"}, "move 0: seat 0 cannot play AH: no card is played now"),
+    ]:
+        with pytest.raises(RecordError, match=reason) as err:
+            result_of({**rec, "moves": [bad, *rec["moves"][1:]]})
+        assert err.value.index == 0
+    with pytest.raises(RecordError, match="move 0: missing: the deal is not over, seat 0 is to discard"):
+        result_of({**rec, "moves": []})
