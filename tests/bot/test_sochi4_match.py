@@ -27,6 +27,11 @@ async def test_sochi4_four_people_play_a_match_with_the_brag_rotating(
     # The options the preset fixes are not offered.
     offered = {t.split(": ")[0] for t in labels if ": " in t}
     assert "Колода" not in offered and "Хвалёж" not in offered and "Игра до" in offered
+    # A longer match (to 18) so the second round's kind (mirror, from deal 5) is reached.
+    await creator.tap(message, "Игра до: 12")
+    await group.wait_until(message, lambda m: any(b["text"] == "Игра до: 6" for r in m.buttons for b in r))
+    await creator.tap(message, "Игра до: 6")
+    await group.wait_until(message, lambda m: any(b["text"] == "Игра до: 18" for r in m.buttons for b in r))
     await creator.tap(message, "Назад")
     await group.wait_until(message, lambda m: any("Начать" in b["text"] for r in m.buttons for b in r))
     for seat, user in enumerate(users):
@@ -44,11 +49,14 @@ async def test_sochi4_four_people_play_a_match_with_the_brag_rotating(
     await play_until(driver, svc, users, over, rng=random.Random(5))
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.status == "over" and table.match is not None
-    assert table.rules == {"preset": "sochi4", "options": {}}
+    assert table.rules == {"preset": "sochi4", "options": {"match_target": 18}}
     assert table.match.loser is not None
     result = result_of({"rules": table.rules, "deals": table.match.deals})
-    rotation = {1: None, 2: "pants", 3: "pants", 4: "pants", 5: "mirror", 6: "mirror", 7: "mirror"}
-    assert [(d["deal_no"], d.get("brag_kind")) for d in result["deals"]][:7] == list(rotation.items())
+    rotation = ["pants", "mirror", "fishing"]
+    for d in result["deals"]:
+        no = d["deal_no"]
+        assert d.get("brag_kind") == (None if no == 1 else rotation[(no - 1) // 4 % 3])
+    assert max(d["deal_no"] for d in result["deals"]) >= 5
     assert {"штаны", "зеркало"} <= kinds_shown
     await driver.settle()
     assert not driver.failed_calls(), driver.failed_calls()[:3]
