@@ -94,3 +94,37 @@ def test_sochi_samplers_deal_three_hands_and_keep_the_discards_out_of_play() -> 
                 )
         checked += 1
     assert checked > 10
+
+
+def test_sochi_bots_decide_alike_whatever_the_discards_are() -> None:
+    """A pair player's view, and so every level's decision, is the same whichever hidden cards the
+    lone player discarded (swapped here with a card of a hand the seat cannot see)."""
+    rng = random.Random(12)
+    players = [make_player(level) for level in ("random", "easy", "medium")]
+    checked = 0
+    for seed in range(40):
+        deal = Deal.shuffled(SOCHI, random.Random(seed), dealer=seed % 3, deal_no=1 + seed % 4)
+        while not deal.over and deal.phase is not Phase.PLAY:
+            assert deal.to_act is not None
+            deal.apply(deal.to_act, rng.choice(deal.legal_actions(deal.to_act)))
+        if deal.over:
+            continue
+        seat, lone = deal.to_act, deal.talon.lone
+        assert seat is not None and lone is not None
+        if seat == lone:
+            continue
+        view = view_for(deal, seat)
+        hidden = [c for h in range(3) if h != seat for c in deal.hand(h) if c in view.unseen()]
+        other = deal.copy()
+        d, h = deal.talon.discards[0], rng.choice(hidden)
+        holder = deal.holder(h)
+        other.hands[holder] = other.hands[holder] & ~h.bit | d.bit
+        other.talon.discards = (h, deal.talon.discards[1])
+        assert other.play_state is not None
+        other.play_state.refresh()
+        view2 = view_for(other, seat)
+        assert view2 == view
+        for p in players:
+            assert p.decide(view, random.Random(seed)) == p.decide(view2, random.Random(seed)), p.name
+        checked += 1
+    assert checked >= 10
