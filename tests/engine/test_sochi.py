@@ -335,3 +335,30 @@ def test_sochi_record_refuses_a_bad_discard_with_its_index() -> None:
         assert err.value.index == 0
     with pytest.raises(RecordError, match="move 0: missing: the deal is not over, seat 0 is to discard"):
         result_of({**rec, "moves": []})
+
+
+def test_sochi_brag_excess_goes_back_under_the_deck() -> None:
+    """With no partners during the brag, a bragger holding more than 9 once he has laid (after six
+    pairs) puts his latest cards back under the deck."""
+    from bot.engine import deck_for
+    from bot.engine.actions import Brag
+
+    trumps = cards("7C QC QS QH QD JC JS JH JD AD TD")
+    deck: list = [None] * 32  # type: ignore[type-arg]
+    for i in range(5):  # five pairs of trumps: top and bottom
+        deck[i], deck[31 - i] = trumps[2 * i], trumps[2 * i + 1]
+    deck[5], deck[26] = card("AS"), trumps[10]  # the sixth pair holds the only non-trump
+    rest = iter(c for c in deck_for(32) if c not in deck)
+    deck = [c if c is not None else next(rest) for c in deck]
+    deal = Deal(SOCHI, deck, dealer=2, deal_no=2)
+    assert deal.phase is Phase.BRAG and deal.to_act == 0 and deal.hands[0].bit_count() == 12
+    deal.apply(0, Brag((card("AS"),)))
+    assert deal.hands[0].bit_count() == 9
+    st = deal.brag
+    assert st is not None
+    # The latest received still held went under the deck: the sixth pair's trump, then the fifth
+    # pair's bottom card, which is the bottom card the next player's first pair takes.
+    assert not deal.hands[0] & (trumps[10].bit | trumps[9].bit)
+    assert st.received[1][1] == trumps[9]
+    assert st.stock[-1] == trumps[10] or st.received[1][3] == trumps[10]
+    random_play(deal, random.Random(0))
