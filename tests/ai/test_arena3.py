@@ -37,3 +37,13 @@ def test_sochi_arena_cli_prints_one_json_line(capsys: object) -> None:
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     line = json.loads(out)
     assert line["preset"] == "sochi" and line["decks"] == 2
+
+
+def test_the_pair_arena_sends_three_seat_presets_to_arena3(capsys: object) -> None:
+    import pytest
+
+    from bot.engine.arena import main as pair_main
+
+    with pytest.raises(SystemExit):
+        pair_main(["--a", "random", "--b", "random", "--preset", "sochi", "--deals", "1"])
+    assert "bot.engine.arena3" in capsys.readouterr().err  # type: ignore[attr-defined]
