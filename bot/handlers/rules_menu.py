@@ -13,7 +13,15 @@ import zlib
 from typing import Any
 
 from bot.engine import Rules, RulesError
-from bot.engine.rules import PRESETS, ClassicOptions, DrawOptions, FlipOptions, TricksOptions
+from bot.engine.rules import (
+    PRESETS,
+    ClassicOptions,
+    DrawOptions,
+    FlipOptions,
+    Sochi4Options,
+    SochiOptions,
+    TricksOptions,
+)
 from bot.handlers.i18n import Tr
 
 _MODELS: dict[str, Any] = {
@@ -21,6 +29,8 @@ _MODELS: dict[str, Any] = {
     "flip": FlipOptions,
     "draw": DrawOptions,
     "tricks": TricksOptions,
+    "sochi4": Sochi4Options,
+    "sochi": SochiOptions,
 }
 #: Match targets offered (12 is the rule; shorter and longer games for those who want them).
 TARGETS = (12, 6, 18, 24)
@@ -44,17 +54,27 @@ def choices(annotation: Any) -> tuple[Any, ...] | None:
 def options_of(preset: str) -> list[tuple[str, tuple[Any, ...]]]:
     """``(name, values)`` of each option of ``preset`` that the picker offers, in model order."""
     model = _MODELS[preset]
+    fixed: frozenset[str] = getattr(
+        model, "fixed", frozenset()
+    )  # classic's options a preset built on it fixes
     out = []
     for name, info in model.model_fields.items():
+        if name in fixed:
+            continue
         values = choices(info.annotation)
         if values:
             out.append((name, values))
     return out
 
 
+#: The presets a table in Telegram can play: its lobby seats four people (3-person ``sochi`` waits for
+#: a lobby of three, a table message with the talon and a discard keyboard). Playable in the engine.
+TABLE_PRESETS = tuple(p for p in PRESETS if p != "sochi")
+
+
 def presets() -> tuple[str, ...]:
-    """The preset names."""
-    return PRESETS
+    """The preset names the lobby offers."""
+    return TABLE_PRESETS
 
 
 def current(rules: Rules, name: str) -> Any:

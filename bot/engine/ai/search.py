@@ -45,7 +45,7 @@ from .sample import knowledge, sample_world, true_world
 from .solver import Solver, SolveTimeout, merge_equivalent
 from .trick import finish, policy_rollout
 from .weigh import history, likelihood
-from .world import PAIR_OF, World, bits_of, rollout
+from .world import World, bits_of, rollout
 
 _WorldFn = Callable[[], World]
 _WeightFn = Callable[[World], float]
@@ -176,7 +176,8 @@ class SearchPlayer:
         seat = w0.to_act()
         solve_at = b.solve_from(w0.s.rules.preset)
         bonus = b.prior_bonus
-        sign = 1 if PAIR_OF[seat] == 0 else -1
+        pair_of = w0.s.pair_of  # this deal's sides (``sochi`` forms them per deal)
+        sign = 1 if pair_of[seat] == 0 else -1
         moves = bits_of(w0.legal(seat))
         ev = Evaluation(moves, {m: [] for m in moves}, [])
         if len(merge_equivalent(w0, w0.legal(seat))) == 1:
@@ -189,7 +190,7 @@ class SearchPlayer:
             solve = bool(solve_at) and left <= solve_at
             # Common random numbers: every card's play-outs in this world use the same random stream.
             seed = rng.getrandbits(32)
-            careless = (1 - PAIR_OF[seat], rng.random()) if n % 2 == 0 else None
+            careless = (1 - pair_of[seat], rng.random()) if n % 2 == 0 else None
             values: dict[int, float] = {}
             for m in moves:
                 w2 = w.copy()
