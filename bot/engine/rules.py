@@ -1,4 +1,5 @@
-"""The rules a table plays by: a preset (``classic``, ``flip``, ``draw``, ``tricks``) and its options."""
+"""The rules a table plays by: a preset (``classic``, ``flip``, ``draw``, ``tricks``, ``dummy``,
+``two_dummies``) and its options."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from bot.engine.cards import SHMON_32, SHMON_36, Card, Suit
 from bot.engine.errors import RulesError
 
-Preset = Literal["classic", "flip", "draw", "tricks"]
-PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw", "tricks")
+Preset = Literal["classic", "flip", "draw", "tricks", "dummy", "two_dummies"]
+PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw", "tricks", "dummy", "two_dummies")
+#: The blind seats of each preset that has any (RULES.md §5): ``dummy``'s blind sits in seat 3, opposite
+#: seat 1; ``two_dummies``' blinds in seats 2 and 3, opposite the two people in seats 0 and 1. Who
+#: sits where is the lobby's choice, so the engine's seats can stay fixed.
+BLIND_SEATS: dict[str, tuple[int, ...]] = {"dummy": (3,), "two_dummies": (2, 3)}
 
 
 class BragKind(StrEnum):
@@ -74,6 +79,20 @@ class ClassicOptions(_Threshold):
         return self
 
 
+class DummyOptions(ClassicOptions):
+    """Options of Kozel with a blind (``dummy``, ``two_dummies``; RULES.md §5): classic's, all of which
+    still make sense with a blind at the table (its partner chooses for it where a choice is asked)."""
+
+    blind_rotates: bool = Field(False, description="the blind passes to the next person each deal")
+
+    @model_validator(mode="after")
+    def _blind_stays(self) -> Self:
+        if self.blind_rotates:
+            # Individual scores are not built yet; until they are, the pairs stay fixed for the match.
+            raise ValueError("blind_rotates is not supported yet: the pairs are fixed for the match")
+        return self
+
+
 class FlipOptions(_Threshold):
     """Options of the trump-turned-up form (RULES.md §3)."""
 
@@ -109,9 +128,11 @@ _OPTION_MODELS: dict[str, type[BaseModel]] = {
     "flip": FlipOptions,
     "draw": DrawOptions,
     "tricks": TricksOptions,
+    "dummy": DummyOptions,
+    "two_dummies": DummyOptions,
 }
 
-Options = ClassicOptions | FlipOptions | DrawOptions | TricksOptions
+Options = DummyOptions | ClassicOptions | FlipOptions | DrawOptions | TricksOptions
 
 
 class Rules(BaseModel):
@@ -133,7 +154,7 @@ class Rules(BaseModel):
 
     @model_validator(mode="after")
     def _options_match_preset(self) -> Self:
-        if not isinstance(self.options, _OPTION_MODELS[self.preset]):
+        if type(self.options) is not _OPTION_MODELS[self.preset]:
             raise ValueError(f"options of another preset given for {self.preset!r}")
         return self
 
@@ -185,6 +206,29 @@ class Rules(BaseModel):
     def by_tricks(self) -> bool:
         """Whether a deal is scored by the tricks each pair took (``tricks``), not by card points."""
         return self.preset == "tricks"
+
+    @property
+    def blind_seats(self) -> tuple[int, ...]:
+        """The seats of the blinds (RULES.md §5), whose turn in play is automatic; ``()`` for most presets."""
+        return BLIND_SEATS.get(self.preset, ())
+
+    @property
+    def blind_mask(self) -> int:
+        """:attr:`blind_seats` as a bit mask over seats (bit ``s`` for seat ``s``)."""
+        m = 0
+        for s in self.blind_seats:
+            m |= 1 << s
+        return m
+
+    def decider(self, seat: int) -> int:
+        """The seat whose person takes ``seat``'s decisions: a blind's partner brags for it, anyone
+        else decides for himself."""
+        return (seat + 2) % 4 if seat in self.blind_seats else seat
+
+    @property
+    def exchange_allowed(self) -> bool:
+        """Whether classic's exchange is offered after the brag (not at a table with a blind)."""
+        return not self.blind_seats
 
     @property
     def queen_penalty(self) -> int:
