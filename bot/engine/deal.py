@@ -355,7 +355,11 @@ class Deal:
             for c in reversed(order):
                 if hand & c.bit and c.bit not in stack:
                     stack.append(c.bit)
-            out[seat] = tuple(reversed(stack))
+            stack.reverse()
+            for c in cards_of(hand):  # never at a table: a test's rearranged hand, under the rest
+                if c.bit not in stack:
+                    stack.append(c.bit)
+            out[seat] = tuple(stack)
         return tuple(out)
 
     def stack(self, seat: int) -> list[Card]:

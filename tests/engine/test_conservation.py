@@ -25,6 +25,11 @@ VARIANTS = [
     ("draw", {}, 1),
     ("tricks", {}, 1),
     ("tricks", {"must_trump_when_void": True}, 2),
+    ("dummy", {}, 1),
+    ("dummy", {}, 2),
+    ("dummy", {"brag": "mirror"}, 2),
+    ("two_dummies", {}, 1),
+    ("two_dummies", {"brag": "fishing"}, 2),
 ]
 
 

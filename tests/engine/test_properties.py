@@ -30,6 +30,10 @@ RULESETS = [
     Rules.make("flip", deck=36, trump_mode="first_card", pass_on_bad_turn=True),
     Rules.make("tricks"),
     Rules.make("tricks", must_trump_when_void=True, match_target=6),
+    Rules.make("dummy"),
+    Rules.make("dummy", deck=32, brag="mirror", must_trump_when_void=True),
+    Rules.make("two_dummies"),
+    Rules.make("two_dummies", brag="fishing", matadors=True),
 ]
 IDS = [f"{r.preset}-{i}" for i, r in enumerate(RULESETS)]
 
