@@ -6,8 +6,10 @@ points; the same for every card where only tricks score), and the queen rules ap
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.engine.ai.world import PAIR_OF, QC_BIT, Static, bits_of
-from bot.engine.play import follow_mask
+from bot.engine.play import follow_mask, turned
 
 
 def finish(
@@ -17,6 +19,7 @@ def finish(
     rest: tuple[int, ...],
     careless: tuple[int, float] | None = None,
     out: list[int] | None = None,
+    stacks: Sequence[Sequence[int]] = (),
 ) -> tuple[int, int, int]:
     """Play out the trick ``plays`` in world ``hands`` (not changed) with the seats ``rest`` still to
     play; the winning seat, the trick's card points and the pair whose ♣Q was caught (-1: none).
@@ -40,7 +43,12 @@ def finish(
     foes_after = _foes_after(rest, open_seat)
     for i, h in enumerate(rest):
         hand = hands[h]
-        m = follow_mask(s, h, hand, e, plays[0][1])
+        # A blind plays the top of its stack.
+        m = (
+            turned(stacks[h], hand)
+            if stacks and s.blinds >> h & 1
+            else follow_mask(s, h, hand, e, plays[0][1])
+        )
         pair = PAIR_OF[h]
         if m & (m - 1) == 0:
             b = m  # the policy's only choice too
@@ -61,7 +69,8 @@ def finish(
             special.append((h, b))
             if len(special) == 2 and PAIR_OF[special[0][0]] != PAIR_OF[h]:
                 qc_seat = special[0][0] if special[0][1] == QC_BIT else h
-                return ws, pts, PAIR_OF[qc_seat]
+                if not s.blinds >> qc_seat & 1:  # a blind's ♣Q cannot be caught
+                    return ws, pts, PAIR_OF[qc_seat]
     return ws, pts, -1
 
 

@@ -73,7 +73,7 @@ def _reference_policy_rollout(w: World, rng: random.Random, careless: int | None
                 break
         out: list[int] = []
         rest = s.orders[w.leader][len(w.trick) :]
-        finish(s, w.hands, w.trick, rest, None if careless is None else (careless, rnd()), out)
+        finish(s, w.hands, w.trick, rest, None if careless is None else (careless, rnd()), out, w.stacks)
         for b in out:
             if w.over:
                 break

@@ -42,8 +42,8 @@ def test_finish_and_lead_play_what_the_plain_policy_plays(rules: Rules) -> None:
                 for careless in (None, (0, rng.random()), (1, rng.random())):
                     got: list[int] = []
                     want: list[int] = []
-                    assert trick.finish(s, w.hands, plays, rest, careless, got) == ref.finish(
-                        s, w.hands, plays, rest, careless, want
+                    assert trick.finish(s, w.hands, plays, rest, careless, got, w.stacks) == ref.finish(
+                        s, w.hands, plays, rest, careless, want, w.stacks
                     )
                     assert got == want
                     compared += 1

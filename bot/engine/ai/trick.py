@@ -16,8 +16,9 @@ Which cards a seat may play is the play kernel's (:func:`~bot.engine.play.follow
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
-from bot.engine.play import caught, follow_mask
+from bot.engine.play import caught, follow_mask, turned
 
 from .world import QC_BIT, Static, World, bits_of, worth
 
@@ -29,10 +30,12 @@ def finish(
     rest: tuple[int, ...],
     careless: tuple[int, float] | None = None,
     out: list[int] | None = None,
+    stacks: Sequence[Sequence[int]] = (),
 ) -> tuple[int, int, int]:
     """Play out the trick ``plays`` in world ``hands`` (not changed) with the seats ``rest`` still to
     play; the winning seat, the trick's worth (its card points, :attr:`~bot.engine.play.PlayRules.card_worth`)
-    and the pair whose ♣Q was caught (-1: none).
+    and the pair whose ♣Q was caught (-1: none). A blind plays the top of its stack in ``stacks``
+    (the world's :attr:`~bot.engine.play.PlayState.stacks`).
 
     ``careless=(pair, r)`` makes that pair's seats play uniformly random legal cards (driven by ``r`` in
     [0, 1)): nobody at a real table plays perfectly. The cards played are appended to ``out``."""
@@ -55,8 +58,9 @@ def finish(
         if b & sp_mask:
             special.append((seat, b))
     foes_after = _foes_after(rest, s)
+    blinds = s.blinds if stacks else 0
     for i, h in enumerate(rest):
-        m = follow_mask(s, h, hands[h], e, led)
+        m = turned(stacks[h], hands[h]) if blinds >> h & 1 else follow_mask(s, h, hands[h], e, led)
         pair = pair_of[h]
         if m & (m - 1) == 0:
             b = m  # the policy's only choice too
@@ -272,7 +276,7 @@ def policy_rollout(w: World, rng: random.Random, careless: int | None = None) ->
             w.play(b)
         out.clear()
         rest = orders[w.leader][len(w.trick) :]
-        finish(s, w.hands, w.trick, rest, None if careless is None else (careless, rnd()), out)
+        finish(s, w.hands, w.trick, rest, None if careless is None else (careless, rnd()), out, w.stacks)
         for b in out:
             w.play(b)
         if w.over:
