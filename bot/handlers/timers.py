@@ -118,6 +118,7 @@ def turn_of(shown: Snapshot | Table) -> Turn | None:
     if deal is None or deal.to_act is None:
         return None
     seat = table.seats[deal.to_act]
+    # A blind's brag (taken by its partner) runs no turn timer: the timers are per seated person.
     if seat is None or seat.is_bot:
         return None
     return Turn(table.match.deal_seq, len(deal.moves), deal.to_act)
