@@ -37,7 +37,6 @@ from bot.engine.actions import Action, Play
 from bot.engine.cards import ALL_CARDS
 from bot.engine.deal import Deal, Phase
 from bot.engine.errors import KozelError
-from bot.engine.rules import BLIND_SEATS
 from bot.engine.view import SeatView, view_for
 
 from . import preplay
@@ -96,10 +95,6 @@ class Budget:
 
     def solve_from(self, preset: str) -> int:
         """How many cards left the exact solver starts from under ``preset`` (0: never)."""
-        if preset in BLIND_SEATS:
-            # A blind plays its stack's order, which differs from world to world: the solver's table,
-            # shared by every world of a deal and keyed by the hands alone, would mix them up.
-            return 0
         for name, n in self.solve_at_preset:
             if name == preset:
                 return n
