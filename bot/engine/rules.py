@@ -19,6 +19,12 @@ PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw", "tricks", "dummy", "tw
 BLIND_SEATS: dict[str, tuple[int, ...]] = {"dummy": (3,), "two_dummies": (2, 3)}
 
 
+def decider_of(preset: str, seat: int) -> int:
+    """The seat whose person takes ``seat``'s decisions under ``preset``: a blind's partner brags for it
+    (RULES.md §5), anyone else decides for himself."""
+    return (seat + 2) % 4 if seat in BLIND_SEATS.get(preset, ()) else seat
+
+
 class BragKind(StrEnum):
     """How the bragger and the others receive cards in classic's brag (RULES.md §2)."""
 
@@ -221,9 +227,8 @@ class Rules(BaseModel):
         return m
 
     def decider(self, seat: int) -> int:
-        """The seat whose person takes ``seat``'s decisions: a blind's partner brags for it, anyone
-        else decides for himself."""
-        return (seat + 2) % 4 if seat in self.blind_seats else seat
+        """The seat whose person takes ``seat``'s decisions (:func:`decider_of`)."""
+        return decider_of(self.preset, seat)
 
     @property
     def exchange_allowed(self) -> bool:

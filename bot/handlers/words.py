@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from bot.engine.cards import Card, Suit
-from bot.engine.rules import BLIND_SEATS
+from bot.engine.rules import BLIND_SEATS, decider_of
 from bot.engine.scoring import tally
 from bot.handlers.i18n import Tr
 from bot.storage import Seat, Table
@@ -56,7 +56,7 @@ def free_seats(table: Table) -> list[int]:
 
 def decider(table: Table, seat: int) -> int:
     """The seat whose occupant takes ``seat``'s decisions: a blind's partner brags for it."""
-    return (seat + 2) % 4 if seat in blind_seats(table) else seat
+    return decider_of(str(table.rules.get("preset")), seat)
 
 
 def person(tr: Tr, s: Seat, seat: int, *, mention: bool = False) -> str:
