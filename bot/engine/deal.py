@@ -387,11 +387,16 @@ class Deal:
         """Play ``c`` from ``seat``'s hand; raises :class:`IllegalMoveError` saying why it is not allowed."""
         st: PlayState = self._cards  # type: ignore[assignment]  # checked: a Holding has no seat to play
         cid = c.id
-        # Before play a Holding, and once over the kernel, has mask 0: every play is refused here.
-        if seat != st.seat or not st.mask >> cid & 1 or st.s.blinds >> seat & 1:
+        # Before play a Holding, and once over the kernel, has mask 0: every play is refused here. The
+        # seat to play is never a blind: its cards are played as soon as its turn comes (below).
+        if seat != st.seat or not st.mask >> cid & 1:
             raise self._why_not_play(seat, c)
         self.moves.append(_MOVES[seat][cid])
-        self._advance(st, seat, cid)
+        trick = st.trick
+        if st.play(1 << cid) == GOES_ON:
+            self.to_act = st.seat
+        else:
+            self._trick_done(st, trick)
         if st.s.blinds:
             self._blinds_play(st)
 
@@ -399,15 +404,14 @@ class Deal:
         """While a blind is to play, turn the top card of its stack and play it (not a move: no decision)."""
         blinds = st.s.blinds
         while blinds >> st.seat & 1 and not st.over:
-            self._advance(st, st.seat, st.mask.bit_length() - 1)
+            trick = st.trick
+            if st.play(st.mask) == GOES_ON:
+                self.to_act = st.seat
+            else:
+                self._trick_done(st, trick)
 
-    def _advance(self, st: PlayState, seat: int, cid: int) -> None:
-        """``seat``'s card ``cid`` (legal) is played: the trick goes on or is recorded, or the deal ends."""
-        trick = st.trick
-        if st.play(1 << cid) == GOES_ON:
-            self.to_act = st.seat
-            return
-        # The trick is complete (``trick`` holds it; the kernel has begun a new one), or the deal ended.
+    def _trick_done(self, st: PlayState, trick: list[tuple[int, int]]) -> None:
+        """The trick ``trick`` is complete (the kernel has begun a new one), or the deal ended in it."""
         plays = tuple([_PLACED[s][b.bit_length() - 1] for s, b in trick])
         caught = st.queen_pair is not None
         self.tricks.append(Trick(plays[0][0], plays, None if caught else st.leader))
