@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import types
 import typing
+import zlib
 from typing import Any
 
 from bot.engine import Rules, RulesError
@@ -66,12 +67,19 @@ def current(rules: Rules, name: str) -> Any:
     return getattr(rules.options, name)
 
 
-def cycle(rules: Rules, index: int) -> Rules:
-    """``rules`` with option number ``index`` set to its next value (skipping values the rules refuse)."""
-    opts = options_of(rules.preset)
-    if not 0 <= index < len(opts):
-        raise ValueError(f"no option {index}")
-    name, values = opts[index]
+def option_code(name: str) -> int:
+    """The number an option's button carries: from its name alone, so it is the same in every preset
+    and release (``tests/bot/test_lobby.py`` checks no two options share one)."""
+    return zlib.crc32(name.encode()) % 36**3
+
+
+def cycle(rules: Rules, code: int) -> Rules:
+    """``rules`` with the option whose :func:`option_code` is ``code`` set to its next value (skipping
+    values the rules refuse); ``ValueError`` if ``rules``'s preset has no such option."""
+    found = [(name, values) for name, values in options_of(rules.preset) if option_code(name) == code]
+    if not found:
+        raise ValueError(f"no option with code {code} in {rules.preset}")
+    name, values = found[0]
     now = current(rules, name)
     start = values.index(now) if now in values else -1
     data = rules.to_json()

@@ -5,16 +5,16 @@ from __future__ import annotations
 import pickle
 import random
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from bot.engine import ALL_CARDS, Brag, Deal, Phase, Rules, view_for
 from bot.engine.ai import preplay
 from bot.engine.ai.base import Player, make_player
-from bot.engine.ai.pool import decide, decide_in_process
+from bot.engine.ai.pool import decide
 from bot.engine.ai.world import bits_of
 from bot.engine.cards import mask_of
+from bot.thinking.local import PoolThinker
 from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
@@ -159,7 +159,7 @@ def test_brag_decisions_do_not_depend_on_hidden_cards(name: str) -> None:
         assert Phase.BRAG_KIND in phases
 
 
-def test_views_and_actions_pickle_and_decide_in_a_pool() -> None:
+async def test_views_and_actions_pickle_and_decide_in_a_pool() -> None:
     rules = Rules.make("flip")
     deal = Deal.shuffled(rules, random.Random(3), dealer=0)
     seat = deal.to_act
@@ -169,8 +169,12 @@ def test_views_and_actions_pickle_and_decide_in_a_pool() -> None:
     action = decide("easy", view, seed=1)
     assert pickle.loads(pickle.dumps(action)) == action
     # A thread pool stands in for the app's process pool: the same Executor interface.
-    with ThreadPoolExecutor(1) as pool:
-        assert decide_in_process(pool, "easy", view, seed=1).result() == action
+    thinker = PoolThinker.threads(1)
+    await thinker.start()
+    try:
+        assert await thinker.decide("easy", view, seed=1) == action
+    finally:
+        await thinker.close()
 
 
 def permuted_alike(deal: Deal, seat: int, rng: random.Random) -> Deal:
