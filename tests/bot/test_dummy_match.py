@@ -121,3 +121,19 @@ async def test_dummy_blind_seat_tap_is_refused(app: object, driver: Driver, svc:
     assert tap.show_alert and tap.answer_text == "Это место слепого: его никто не занимает."
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.seats[3] is None and table.seat_of(anya.id) == 0
+
+
+async def test_dummy_picking_a_blind_preset_stands_up_whoever_sat_in_the_blind_seat(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, gleb = driver.add_user("Аня"), driver.add_user("Глеб")
+    group = driver.add_group("Козлятник", [anya, gleb])
+    message = await lobby(driver, group, anya)
+    await sit(anya, message, 0, group)
+    await sit(gleb, message, 3, group)
+    await _pick(driver, group, anya, "со слепым", "Со слепым: трое", message)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.seats[3] is None and table.seat_of(gleb.id) is None
+    assert "Глеб" not in message.content and "🙈 слепой (свободно)" in message.content
+    await sit(gleb, message, 1, group)  # he may take a person's seat: now the blind is his
+    assert "🙈 слепой (Глеб)" in message.content
