@@ -58,7 +58,7 @@ def finish(
             ms = bits_of(m)
             b = ms[int(r * len(ms))]
         else:
-            b = _choose(s, m, h, pair, ws, wp, strength, special, foes_after[i], hands, plays[0][1])
+            b = _choose(s, m, h, pair, ws, wp, strength, special, foes_after[i], hands, plays[0][1], stacks)
         if out is not None:
             out.append(b)
         cid = b.bit_length() - 1
@@ -103,6 +103,7 @@ def _choose(
     later_foes: tuple[int, ...],
     hands: list[int],
     led: int,
+    stacks: Sequence[Sequence[int]] = (),
 ) -> int:
     """The card seat ``h`` plays from its legal cards ``m`` (more than one) under the simple policy."""
     top = s.top_bit
@@ -110,7 +111,7 @@ def _choose(
         return top
     if m & QC_BIT and s.special:
         foe_top = any(b == top and PAIR_OF[x] != pair for x, b in special) or any(
-            hands[x] & top for x in later_foes
+            _answers(s, x, hands, stacks, plays_led=None) & top for x in later_foes
         )
         if foe_top:
             m &= ~QC_BIT
@@ -121,7 +122,7 @@ def _choose(
     power = s.tables.power
     if PAIR_OF[ws] == pair:
         for x in later_foes:
-            if _beats(x, hands[x], s, strength, wp, led):
+            if _beats(x, hands, s, strength, wp, led, stacks):
                 break
         else:
             return _richest(m, power, s.card_worth)  # smear
@@ -142,7 +143,7 @@ def _choose(
                 best_any, any_v = b, v
             if v < safe_v:
                 for x in later_foes:
-                    if _beats(x, hands[x], s, strength, p, led):
+                    if _beats(x, hands, s, strength, p, led, stacks):
                         break
                 else:
                     best_safe, safe_v = b, v
@@ -151,9 +152,29 @@ def _choose(
     return _cheapest(m, power, s.card_worth)  # throw the cheapest
 
 
-def _beats(seat: int, hand: int, s: Static, strength: tuple[int, ...], wp: int, led: int) -> bool:
-    """Whether ``seat`` holding ``hand`` may legally play a card beating ``wp`` (the trick led ``led``)."""
-    hand = follow_mask(s, seat, hand, s.eff[led.bit_length() - 1], led)
+def _answers(
+    s: Static, seat: int, hands: list[int], stacks: Sequence[Sequence[int]], plays_led: int | None
+) -> int:
+    """The cards ``seat`` may answer with: a blind its turned card, anyone else his hand (``plays_led``
+    None) or what he may legally play to a trick led ``plays_led``."""
+    if stacks and s.blinds >> seat & 1:
+        return turned(stacks[seat], hands[seat])
+    if plays_led is None:
+        return hands[seat]
+    return follow_mask(s, seat, hands[seat], s.eff[plays_led.bit_length() - 1], plays_led)
+
+
+def _beats(
+    seat: int,
+    hands: list[int],
+    s: Static,
+    strength: tuple[int, ...],
+    wp: int,
+    led: int,
+    stacks: Sequence[Sequence[int]],
+) -> bool:
+    """Whether ``seat`` may legally play a card beating ``wp`` (the trick led ``led``)."""
+    hand = _answers(s, seat, hands, stacks, led)
     while hand:
         b = hand & -hand
         if strength[b.bit_length() - 1] > wp:
@@ -188,7 +209,7 @@ def _richest(m: int, power: tuple[int, ...], points: tuple[int, ...]) -> int:
     return best
 
 
-def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
+def lead(s: Static, hands: list[int], seat: int, m: int, stacks: Sequence[Sequence[int]] = ()) -> int:
     """The card seat ``seat`` leads from its legal cards ``m`` in an open world: the richest card nobody
     on the other side can beat (cash a sure trick), else the cheapest card, the ♣Q and the шмон kept."""
     strength_of, eff = s.by_led, s.eff
@@ -205,7 +226,7 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
         strength = strength_of[e]
         p = strength[cid]
         for h in foes:  # _beats, inlined: this runs for every card of every lead of a play-out
-            ans = follow_mask(s, h, hands[h], e, b)
+            ans = _answers(s, h, hands, stacks, b)
             while ans:
                 a = ans & -ans
                 if strength[a.bit_length() - 1] > p:

@@ -68,7 +68,7 @@ def _reference_policy_rollout(w: World, rng: random.Random, careless: int | None
                 ms = bits_of(m)
                 w.play(ms[int(rnd() * len(ms))])
             else:
-                w.play(lead(s, w.hands, seat, m))
+                w.play(lead(s, w.hands, seat, m, w.stacks))
             if w.over:
                 break
         out: list[int] = []
