@@ -286,6 +286,9 @@ def lay(deal: DealCore, st: BragState, seat: int, laid: tuple[Card, ...]) -> Non
     """``seat`` lays his brag card(s); he is topped up, his excess goes to his partner, the next lays."""
     for c in laid:
         deal.hands[seat] &= ~c.bit
+    if deal.rules.blind_mask >> seat & 1:
+        # The blind's partner bragged for it: he saw what it keeps (not its top-up, dealt face down).
+        deal.known[(seat + 2) % N_SEATS][seat] |= deal.hands[seat]
     st.laid.append((seat, laid))
     if seat == st.bragger:
         st.double = len(laid) == 2
@@ -459,7 +462,7 @@ def _resolve(deal: DealCore, st: BragState) -> None:
         return
     if deal.redeal_if_four_queens():
         return
-    if deal.pair_of[leader] == bragging:
+    if deal.pair_of[leader] == bragging and deal.rules.exchange_allowed:
         plan = plan_exchange(deal, st)
         if plan is not None:
             st.exchange = plan

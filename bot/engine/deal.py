@@ -10,6 +10,16 @@ records it (the move, the trick with its cards, the events) and scores the end.
 
 Seats, pairs and turn order are data, not assumptions: ``pair_of`` is per deal and each trick's order
 comes from the kernel's :class:`~bot.engine.play.PlayRules`.
+
+The blind (``dummy``, ``two_dummies``; RULES.md §5) has no decision in play: as soon as its turn comes
+— after the previous card, or at the first lead — the deal turns the top card of its stack and plays
+it itself (the kernel gives a blind one legal card, :func:`~bot.engine.play.turned`). That card is not
+a move: :attr:`Deal.moves`, and so the deal record, hold decisions only (RULES.md §7), and replaying
+the decisions plays the blind's cards again from the deck, so a record stays replayable and cannot
+hold a blind card other than the one its stack gives. :attr:`Deal.to_act` is never a blind in play.
+The blind's stack is its hand in the order it received the cards (the deck's order in a deal dealt
+one at a time, the brag's order of receipt otherwise). Its brag decisions are the blind seat's own
+moves, taken by its partner (:meth:`bot.engine.rules.Rules.decider`).
 """
 
 from __future__ import annotations
@@ -348,10 +358,41 @@ class Deal:
         assert self.trump is not None
         rules = play_rules(self.rules, self.trump, self.eggs_before, self.open_seat, self.pair_of)
         first = self.first_lead.bit if self.first_lead is not None else 0
-        st = PlayState(rules, c.hands, leader, (), c.pts, c.won, c.stock, restricted, first)
+        st = PlayState(rules, c.hands, leader, (), c.pts, c.won, c.stock, restricted, first, self._stacks())
         self._cards = st
         self.phase = Phase.PLAY
         self.to_act = leader
+        self._blinds_play(st)
+
+    def _stacks(self) -> tuple[tuple[int, ...], ...]:
+        """Each blind's face-down stack, top card first: its hand in the order received (a card received
+        twice — excess sent back and dealt again — lies where it was received last); ``()`` for others."""
+        blinds = self.rules.blind_seats
+        if not blinds:
+            return ()
+        out: list[tuple[int, ...]] = [()] * N_SEATS
+        for seat in blinds:
+            hand = self._cards.hands[seat]
+            order = self.brag.received[seat] if self.brag is not None else self.deck
+            stack: list[int] = []
+            for c in reversed(order):
+                if hand & c.bit and c.bit not in stack:
+                    stack.append(c.bit)
+            stack.reverse()
+            for c in cards_of(hand):  # never at a table: a test's rearranged hand, under the rest
+                if c.bit not in stack:
+                    stack.append(c.bit)
+            out[seat] = tuple(stack)
+        return tuple(out)
+
+    def stack(self, seat: int) -> list[Card]:
+        """What is left of blind ``seat``'s face-down stack, top card first (empty before play and for a
+        seat that is not a blind). Seen by nobody: no view shows it; tests and the invariants ask."""
+        st = self.play_state
+        if st is None or not st.stacks[seat]:
+            return []
+        hand = st.hands[seat]
+        return [ALL_CARDS[b.bit_length() - 1] for b in st.stacks[seat] if hand & b]
 
     # ------------------------------------------------------------------ play
 
@@ -369,15 +410,31 @@ class Deal:
         """Play ``c`` from ``seat``'s hand; raises :class:`IllegalMoveError` saying why it is not allowed."""
         st: PlayState = self._cards  # type: ignore[assignment]  # checked: a Holding has no seat to play
         cid = c.id
-        # Before play a Holding, and once over the kernel, has mask 0: every play is refused here.
+        # Before play a Holding, and once over the kernel, has mask 0: every play is refused here. The
+        # seat to play is never a blind: its cards are played as soon as its turn comes (below).
         if seat != st.seat or not st.mask >> cid & 1:
             raise self._why_not_play(seat, c)
         self.moves.append(_MOVES[seat][cid])
         trick = st.trick
         if st.play(1 << cid) == GOES_ON:
             self.to_act = st.seat
-            return
-        # The trick is complete (``trick`` holds it; the kernel has begun a new one), or the deal ended.
+        else:
+            self._trick_done(st, trick)
+        if st.s.blinds:
+            self._blinds_play(st)
+
+    def _blinds_play(self, st: PlayState) -> None:
+        """While a blind is to play, turn the top card of its stack and play it (not a move: no decision)."""
+        blinds = st.s.blinds
+        while blinds >> st.seat & 1 and not st.over:
+            trick = st.trick
+            if st.play(st.mask) == GOES_ON:
+                self.to_act = st.seat
+            else:
+                self._trick_done(st, trick)
+
+    def _trick_done(self, st: PlayState, trick: list[tuple[int, int]]) -> None:
+        """The trick ``trick`` is complete (the kernel has begun a new one), or the deal ended in it."""
         plays = tuple([_PLACED[s][b.bit_length() - 1] for s, b in trick])
         caught = st.queen_pair is not None
         self.tricks.append(Trick(plays[0][0], plays, None if caught else st.leader))

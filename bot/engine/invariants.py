@@ -5,7 +5,9 @@ in a brag that is not turned yet, in the brag's stock, in ``draw``'s stock, amon
 (the talon is a place only until the lone player takes it, which is at once), or still undealt
 (``flip`` while trump is declared after three cards). The check is a handful of bit operations over those
 places, cheap enough to run on every stored state, plus the bookkeeping that must agree with them:
-card points and tricks per pair, equal hands in play, whose turn it is.
+card points and tricks per pair, equal hands in play, whose turn it is. A blind's stack (``dummy``,
+``two_dummies``) is its hand in order: in play it must hold exactly the blind's cards, each once, and
+the deal never waits for a blind to play.
 
 Deals that ended void (a redeal, the deal passes) may stop with part of the deck undealt, so for
 them the check is only that no card is in two places and none is foreign to the deck.
@@ -113,6 +115,12 @@ def _bookkeeping(deal: Deal) -> list[str]:
             or (deal.order[len(deal.trick)] != deal.to_act)
         ):
             problems.append(f"seat {deal.to_act} is to play, but the trick's order says otherwise")
+        for seat in deal.rules.blind_seats:
+            stack = deal.stack(seat)
+            if mask_of(stack) != deal.hands[seat] or len(stack) != deal.hands[seat].bit_count():
+                problems.append(f"blind {seat}'s stack {' '.join(map(str, stack))} is not its hand")
+        if deal.to_act is not None and deal.rules.blind_mask >> deal.to_act & 1:
+            problems.append(f"the deal waits for blind {deal.to_act} to play")
         played = {seat for seat, _ in deal.trick}
         sizes = {deal.hands[s].bit_count() + (s in played) for s in deal.order}
         if len(sizes) != 1:

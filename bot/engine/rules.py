@@ -1,5 +1,5 @@
-"""The rules a table plays by: a preset (``classic``, ``flip``, ``draw``, ``tricks``, ``sochi4``) and its
-options."""
+"""The rules a table plays by: a preset (``classic``, ``flip``, ``draw``, ``tricks``, ``sochi4``,
+``sochi``, ``dummy``, ``two_dummies``) and its options."""
 
 from __future__ import annotations
 
@@ -12,8 +12,19 @@ from pydantic_core import PydanticCustomError
 from bot.engine.cards import SHMON_32, SHMON_36, Card, Suit
 from bot.engine.errors import RulesError
 
-Preset = Literal["classic", "flip", "draw", "tricks", "sochi4", "sochi"]
-PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw", "tricks", "sochi4", "sochi")
+Preset = Literal["classic", "flip", "draw", "tricks", "sochi4", "sochi", "dummy", "two_dummies"]
+#: New presets are added at the end: the lobby's preset buttons carry their place in this list.
+PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw", "tricks", "sochi4", "sochi", "dummy", "two_dummies")
+#: The blind seats of each preset that has any (RULES.md §5): ``dummy``'s blind sits in seat 3, opposite
+#: seat 1; ``two_dummies``' blinds in seats 2 and 3, opposite the two people in seats 0 and 1. Who
+#: sits where is the lobby's choice, so the engine's seats can stay fixed.
+BLIND_SEATS: dict[str, tuple[int, ...]] = {"dummy": (3,), "two_dummies": (2, 3)}
+
+
+def decider_of(preset: str, seat: int) -> int:
+    """The seat whose person takes ``seat``'s decisions under ``preset``: a blind's partner brags for it
+    (RULES.md §5), anyone else decides for himself."""
+    return (seat + 2) % 4 if seat in BLIND_SEATS.get(preset, ()) else seat
 
 
 class BragKind(StrEnum):
@@ -127,6 +138,20 @@ class Sochi4Options(ClassicOptions):
         return self.brag_rotation[rnd % len(self.brag_rotation)]
 
 
+class DummyOptions(ClassicOptions):
+    """Options of Kozel with a blind (``dummy``, ``two_dummies``; RULES.md §5): classic's, all of which
+    still make sense with a blind at the table (its partner chooses for it where a choice is asked)."""
+
+    blind_rotates: bool = Field(False, description="the blind passes to the next person each deal")
+
+    @model_validator(mode="after")
+    def _blind_stays(self) -> Self:
+        if self.blind_rotates:
+            # Individual scores are not built yet; until they are, the pairs stay fixed for the match.
+            raise ValueError("blind_rotates is not supported yet: the pairs are fixed for the match")
+        return self
+
+
 class FlipOptions(_Threshold):
     """Options of the trump-turned-up form (RULES.md §3)."""
 
@@ -186,9 +211,13 @@ _OPTION_MODELS: dict[str, type[BaseModel]] = {
     "tricks": TricksOptions,
     "sochi4": Sochi4Options,
     "sochi": SochiOptions,
+    "dummy": DummyOptions,
+    "two_dummies": DummyOptions,
 }
 
-Options = ClassicOptions | FlipOptions | DrawOptions | TricksOptions | SochiOptions
+Options = (
+    DummyOptions | Sochi4Options | ClassicOptions | FlipOptions | DrawOptions | TricksOptions | SochiOptions
+)
 
 
 class Rules(BaseModel):
@@ -288,6 +317,28 @@ class Rules(BaseModel):
     def brag_rotates(self) -> bool:
         """Whether the brag kind changes every round of deals (``sochi4``'s ``brag_rotation``)."""
         return isinstance(self.options, Sochi4Options | SochiOptions)
+
+    @property
+    def blind_seats(self) -> tuple[int, ...]:
+        """The seats of the blinds (RULES.md §5), whose turn in play is automatic; ``()`` for most presets."""
+        return BLIND_SEATS.get(self.preset, ())
+
+    @property
+    def blind_mask(self) -> int:
+        """:attr:`blind_seats` as a bit mask over seats (bit ``s`` for seat ``s``)."""
+        m = 0
+        for s in self.blind_seats:
+            m |= 1 << s
+        return m
+
+    def decider(self, seat: int) -> int:
+        """The seat whose person takes ``seat``'s decisions (:func:`decider_of`)."""
+        return decider_of(self.preset, seat)
+
+    @property
+    def exchange_allowed(self) -> bool:
+        """Whether classic's exchange is offered after the brag (not at a table with a blind)."""
+        return not self.blind_seats
 
     @property
     def queen_penalty(self) -> int:

@@ -22,6 +22,7 @@ from bot.handlers.game import Progress
 from bot.handlers.lobby_view import lobby_content
 from bot.handlers.presenter import Presenter
 from bot.handlers.usecase import Change, Snapshot, Tables
+from bot.handlers.words import decider
 from bot.storage import Table
 from bot.thinking import Thinker
 
@@ -76,7 +77,8 @@ def bot_to_act(shown: Snapshot | Table) -> int | None:
     seat = snap.to_act()
     if seat is None:
         return None
-    person = snap.table.seats[seat]
+    # A blind's decisions (its brag) are its partner's: a bot partner takes them.
+    person = snap.table.seats[decider(snap.table, seat)]
     return seat if person is not None and person.is_bot else None
 
 
@@ -211,7 +213,7 @@ class BotDriver:
                 await asyncio.sleep(core.settings.bot_delay)
             deal, table = snap.deal, snap.table
             assert deal is not None and table.match is not None
-            person = table.seats[seat]
+            person = table.seats[decider(table, seat)]
             assert person is not None
             rng = random.Random(core.rng.getrandbits(64))
             action = await decide(person.level, view_for(deal, seat), rng, core.thinker, core.stats.bot_waits)

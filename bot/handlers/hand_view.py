@@ -37,7 +37,7 @@ from bot.handlers.codec import Act, Codec, Held, Payload, Tick, kind_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
 from bot.handlers.table_view import trick_line
-from bot.handlers.words import card_text, cards_text, seat_name, suit_text
+from bot.handlers.words import blind_seats, card_text, cards_text, seat_name, suit_text
 from bot.storage import Table
 
 LEGAL_MARK = "✅"
@@ -201,6 +201,7 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
     partner = seat_name(tr, table, PARTNER_OF[seat])
     lines = [
         tr("hand.title", chat=escape(table.chat_title), n=deal.deal_no, seat=seat + 1),
+        *([tr("hand.for_blind")] if seat in blind_seats(table) else []),
         tr("hand.trump", suit=suit_text(tr, view.trump)),
         tr(
             "hand.score",
@@ -229,6 +230,9 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
     lines.extend(brag_lines(tr, table, view.brag_kind, view.brag_laid, view.brag_took, turned=turned))
     if any(view.brag_took) and view.brag_took[seat]:
         lines.append(tr.n("hand.took", view.brag_took[seat]))
+    if view.phase is Phase.PLAY:
+        for b in blind_seats(table):  # the blind's stack: how many cards it has left to turn
+            lines.append(tr.n("table.blind_stack", view.hand_sizes[b], name=seat_name(tr, table, b)))
     lines.append("")
     if view.my_turn:
         key = f"prompt.{view.phase.value}"

@@ -40,7 +40,7 @@ from bot.handlers.lobby_view import default_level, levels, lobby_content
 from bot.handlers.outbox import Content
 from bot.handlers.services import Services, TableKey
 from bot.handlers.usecase import Change
-from bot.handlers.words import pair_names
+from bot.handlers.words import blind_seats, free_seats, pair_names
 from bot.storage import ChatSettings, Seat, Table
 
 LobbyButton = Sit | AddBot | RemoveBot | Level | RulesMenu | SeatsMenu | Preset | Option | Start | Fill
@@ -123,6 +123,8 @@ def _seat_change(table: Table, payload: Sit | AddBot | RemoveBot, user: User) ->
     """
     seat = payload.seat
     occupant = table.seats[seat]
+    if seat in blind_seats(table):  # a forged or stale button: the blind's seat is nobody's
+        raise Refusal("alert.blind_seat")
     if isinstance(payload, Sit):
         if occupant is None:
             _sit(table, seat, user)
@@ -184,6 +186,8 @@ def lobby_change(
             raise Refusal("alert.unknown_button")
         if Rules.parse(table.rules).preset != presets[payload.index]:
             table.rules = Rules.make(presets[payload.index]).to_json()
+            for b in blind_seats(table):  # whoever sat where a blind now sits stands up
+                table.seats[b] = None
     elif isinstance(payload, Option):
         try:
             table.rules = rules_menu.cycle(Rules.parse(table.rules), payload.code).to_json()
@@ -191,14 +195,13 @@ def lobby_change(
             # A keyboard of another preset (or release): its option is not this preset's.
             raise Refusal("alert.stale_menu") from None
     elif isinstance(payload, Start):
-        if not table.full:
+        if free_seats(table):
             table.lobby_view = "confirm"
             return None
         return _start(c, rng_bits)
     elif isinstance(payload, Fill):
-        for i, occupant in enumerate(table.seats):
-            if occupant is None:
-                table.seats[i] = Seat(kind="bot", name="bot", level=table.bot_level)
+        for i in free_seats(table):
+            table.seats[i] = Seat(kind="bot", name="bot", level=table.bot_level)
         return _start(c, rng_bits)
     return None
 
@@ -264,6 +267,8 @@ async def join_by_link(svc: Services, user: User, key: TableKey, table_id: str, 
             raise Refusal("join.gone")
         if table.seats[seat] is not None and table.seats[seat].user_id != user.id:  # type: ignore[union-attr]
             raise Refusal("join.taken")
+        if seat in blind_seats(table):
+            raise Refusal("alert.blind_seat")
         _sit(table, seat, user)
         return True
 

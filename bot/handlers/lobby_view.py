@@ -26,7 +26,7 @@ from bot.handlers.codec import (
 from bot.handlers.game import rules_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
-from bot.handlers.words import PAIRS, seat_name
+from bot.handlers.words import PAIRS, blind_seats, free_seats, seat_name
 from bot.storage import Table
 
 
@@ -78,7 +78,7 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
             rows.append([_button(codec, table, f"{tr(f'opt.{name}')}: {value}", option)])
         rows.append([_button(codec, table, tr("btn.back"), SeatsMenu())])
     elif table.lobby_view == "confirm":
-        empty = sum(seat is None for seat in table.seats)
+        empty = len(free_seats(table))
         lines.append("")
         lines.append(tr.n("lobby.confirm_fill", empty, level=tr(f"level.{table.bot_level}")))
         rows.append(
@@ -91,6 +91,8 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
         lines.append("")
         lines.append(tr("lobby.hint"))
         for seat in (0, 2, 1, 3):
+            if seat in blind_seats(table):
+                continue  # nobody can take the blind's seat: the pair's line names it
             occupant = table.seats[seat]
             sit = (
                 tr("btn.seat", n=seat + 1, name=seat_name(tr, table, seat))

@@ -43,7 +43,7 @@ from bot.handlers.services import Services, TableKey, taken_at
 from bot.handlers.settings_menu import settings_tap
 from bot.handlers.social import export_tap, top_tap, view_tap
 from bot.handlers.usecase import Change
-from bot.handlers.words import SUIT_SYMBOLS
+from bot.handlers.words import SUIT_SYMBOLS, decider
 from bot.storage import MatchState, StaleWrite, Table
 from bot.storage.models import Picking
 
@@ -145,6 +145,11 @@ async def play_tap(
         seat = table.seat_of(user.id)
         if seat is None:
             raise Refusal("alert.not_seated")
+        person_seat = seat
+        deal = c.deal
+        to_act = deal.to_act if deal is not None else None
+        if to_act is not None and decider(table, to_act) == seat != to_act:
+            seat = to_act  # he brags for his blind: the decision is the blind seat's
         try:
             progress = c.play(seat, action)
         except IllegalMoveError as e:
@@ -159,7 +164,7 @@ async def play_tap(
             raise refusal_of(e) from None
         if table.match is not None:
             table.match.picking = None  # a choice in progress ends with any move
-        decided_himself(table, seat)  # turn timers: no longer away, timeouts in a row start over
+        decided_himself(table, person_seat)  # turn timers: no longer away, timeouts in a row start over
         return progress
 
     snap, _ = await svc.run(key, change, taken=started)

@@ -27,7 +27,7 @@ from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content
 from bot.handlers.table_view import live_content, summary_content
 from bot.handlers.usecase import Snapshot, Tables
-from bot.handlers.words import seat_name
+from bot.handlers.words import decider, seat_name
 from bot.storage import Seat, Table
 
 __all__ = ["Presenter", "key_of", "message_chat"]
@@ -246,7 +246,10 @@ class Presenter:
             if seat in table.blocked and seat in table.away:
                 continue  # they blocked the bot (bot/handlers/faults.py): no DMs until they are back
             utr = await self.user_tr(person)
-            hand = hand_content(utr, codec, table, deal, seat)
+            shown = seat
+            if deal.to_act is not None and deal.to_act != seat and decider(table, deal.to_act) == seat:
+                shown = deal.to_act  # his blind's brag: its cards and the decision, in his DM
+            hand = hand_content(utr, codec, table, deal, shown)
             hand_id = table.hand_messages.get(seat)
             if hand_id is not None:
                 # The player to act, and the one who just acted, get every change at once; the others'

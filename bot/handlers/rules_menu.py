@@ -17,6 +17,7 @@ from bot.engine.rules import (
     PRESETS,
     ClassicOptions,
     DrawOptions,
+    DummyOptions,
     FlipOptions,
     Sochi4Options,
     SochiOptions,
@@ -31,7 +32,12 @@ _MODELS: dict[str, Any] = {
     "tricks": TricksOptions,
     "sochi4": Sochi4Options,
     "sochi": SochiOptions,
+    "dummy": DummyOptions,
+    "two_dummies": DummyOptions,
 }
+#: Options the menu does not offer: ``blind_rotates`` needs individual scores, not built yet (the
+#: engine refuses it).
+_NOT_OFFERED = frozenset({"blind_rotates"})
 #: Match targets offered (12 is the rule; shorter and longer games for those who want them).
 TARGETS = (12, 6, 18, 24)
 
@@ -54,15 +60,14 @@ def choices(annotation: Any) -> tuple[Any, ...] | None:
 def options_of(preset: str) -> list[tuple[str, tuple[Any, ...]]]:
     """``(name, values)`` of each option of ``preset`` that the picker offers, in model order."""
     model = _MODELS[preset]
-    fixed: frozenset[str] = getattr(
-        model, "fixed", frozenset()
-    )  # classic's options a preset built on it fixes
+    # The options of classic that a preset built on it fixes are not offered.
+    fixed: frozenset[str] = getattr(model, "fixed", frozenset())
     out = []
     for name, info in model.model_fields.items():
         if name in fixed:
             continue
         values = choices(info.annotation)
-        if values:
+        if values and name not in _NOT_OFFERED:
             out.append((name, values))
     return out
 

@@ -13,7 +13,15 @@ from bot.handlers.codec import Codec, Rematch
 from bot.handlers.game import replay, rules_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
-from bot.handlers.words import card_text, pair_names, seat_name, suit_text, tally_text
+from bot.handlers.words import (
+    blind_seats,
+    card_text,
+    cards_text,
+    pair_names,
+    seat_name,
+    suit_text,
+    tally_text,
+)
 from bot.storage import Table
 
 #: Eggs drawn at most that get a line each; with more, only the sums are shown.
@@ -88,8 +96,27 @@ def live_content(tr: Tr, table: Table, deal: Deal) -> Content:
         lines.append("")
         on_table = " · ".join(f"{seat_name(tr, table, s)} {card_text(tr, c)}" for s, c in deal.trick)
         lines.append(tr("table.on_table", cards=on_table or "—"))
+        lines.extend(blind_lines(tr, table, deal))
     lines.append(turn_line(tr, table, deal, mention=True))
     return Content("\n".join(lines))
+
+
+def blind_lines(tr: Tr, table: Table, deal: Deal) -> list[str]:
+    """Each blind's cards turned so far in play, as they fell, and how many are left in its stack."""
+    out = []
+    skip = len(deal.brag.laid[0][1]) if deal.brag is not None and deal.brag.laid else 0
+    for b in blind_seats(table):
+        turned = [c for t in deal.tricks[skip:] for s, c in t.plays if s == b]
+        turned += [c for s, c in deal.trick if s == b]
+        out.append(
+            tr.n(
+                "table.blind_turned",
+                deal.hands[b].bit_count(),
+                name=seat_name(tr, table, b),
+                cards=cards_text(tr, turned) or "—",
+            )
+        )
+    return out
 
 
 def totals_until(table: Table, index: int) -> tuple[int, int]:

@@ -42,7 +42,7 @@ from bot.handlers.lobby_view import default_level, expired_content
 from bot.handlers.outbox import Content
 from bot.handlers.presenter import Presenter
 from bot.handlers.usecase import Change, Snapshot, Tables
-from bot.handlers.words import seat_name
+from bot.handlers.words import decider, seat_name
 from bot.storage import ChatSettings, StaleWrite, Table, TimerPlan
 
 _LOG = logging.getLogger(__name__)
@@ -118,7 +118,8 @@ def turn_of(shown: Snapshot | Table) -> Turn | None:
     deal = snap.deal
     if deal is None or deal.to_act is None:
         return None
-    seat = table.seats[deal.to_act]
+    # A blind's decision (its brag) is its partner's: his turn, timed as his own.
+    seat = table.seats[decider(table, deal.to_act)]
     if seat is None or seat.is_bot:
         return None
     return Turn(table.match.deal_seq, len(deal.moves), deal.to_act)
@@ -210,7 +211,7 @@ class Timers:
                     kind: TimerId(kind, *key, table.table_id, turn.deal_seq, turn.moves, turn.seat).pack()
                     for kind in _KINDS
                 }
-                if turn.seat in table.away:
+                if decider(table, turn.seat) in table.away:
                     due[named["away"]] = now + core.settings.bot_delay
                 else:
                     seconds = turn_time(await core.storage.chat_settings(table.chat_id), core.settings)
@@ -342,7 +343,7 @@ class Timers:
         if turn is None or turn != Turn(timer.deal_seq, timer.moves, timer.seat):
             return None
         # An away seat's decisions are the ``away`` timer's; a person back again has a fresh timeout.
-        return turn if (timer.seat in table.away) == (timer.kind == "away") else None
+        return turn if (decider(table, timer.seat) in table.away) == (timer.kind == "away") else None
 
     async def _remind(self, timer: TimerId) -> None:
         core = self.core
@@ -350,7 +351,7 @@ class Timers:
         if snap is None or self._current(snap, timer) is None:
             return
         table = snap.table
-        person = table.seats[timer.seat]
+        person = table.seats[decider(table, timer.seat)]
         assert person is not None and person.user_id is not None
         seconds = turn_time(await core.storage.chat_settings(table.chat_id), core.settings)
         if await self._held(table, timer, seconds / 2):
@@ -360,7 +361,9 @@ class Timers:
         sent = await core.outbox.send(person.user_id, Content(text))
         if sent.message_id is not None:  # deleted once the decision is taken or the game ends
             turn = (timer.deal_seq, timer.moves, timer.seat)
-            item = Leftover(table.table_id, timer.seat, person.user_id, sent.message_id, turn=turn)
+            item = Leftover(
+                table.table_id, decider(table, timer.seat), person.user_id, sent.message_id, turn=turn
+            )
             self.leftovers.add(timer.key, item)
 
     async def _timeout(self, timer: TimerId) -> None:
@@ -390,10 +393,11 @@ class Timers:
             progress = c.play(timer.seat, action)
             if timer.kind == "away":
                 return progress, None
-            row = stored.timeouts.get(timer.seat, 0) + 1
-            stored.timeouts[timer.seat] = row
+            who = decider(stored, timer.seat)  # the person whose turn it was (a blind's partner for it)
+            row = stored.timeouts.get(who, 0) + 1
+            stored.timeouts[who] = row
             if at_once or row >= 2:
-                stored.away.append(timer.seat)
+                stored.away.append(who)
                 return progress, "away"
             return progress, "timeout"
 
@@ -406,7 +410,7 @@ class Timers:
         _, notice = outcome
         await self.tables.publish(after)
         if notice is not None:
-            await self._tell(table, timer.seat, notice)
+            await self._tell(table, decider(table, timer.seat), notice)
 
     async def _held(self, table: Table | None, timer: TimerId, span: float) -> bool:
         """Set ``timer`` again for ``span`` after the person's last tick, if they are ticking now."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from bot.engine.cards import Card, Suit
+from bot.engine.rules import BLIND_SEATS, decider_of
 from bot.engine.scoring import tally
 from bot.handlers.i18n import Tr
 from bot.storage import Seat, Table
@@ -34,10 +35,28 @@ def seat_name(tr: Tr, table: Table, seat: int, *, mention: bool = False) -> str:
     """The (HTML-escaped) name of whoever sits in ``seat``; a link that notifies with ``mention``."""
     s = table.seats[seat]
     if s is None:
+        if seat in blind_seats(table):
+            return tr("seat.blind", name=seat_name(tr, table, (seat + 2) % 4))
         return tr("seat.empty")
     if seat in table.away and not s.is_bot:  # the bot player decides for them (turn timers)
         return tr("seat.away", name=person(tr, s, seat, mention=mention))
     return person(tr, s, seat, mention=mention)
+
+
+def blind_seats(table: Table) -> tuple[int, ...]:
+    """The seats of the table's blinds (``dummy``, ``two_dummies``): nobody sits there."""
+    return BLIND_SEATS.get(str(table.rules.get("preset")), ())
+
+
+def free_seats(table: Table) -> list[int]:
+    """The seats still to be taken, by a person or a bot (a blind's seat is never free)."""
+    blinds = blind_seats(table)
+    return [i for i, s in enumerate(table.seats) if s is None and i not in blinds]
+
+
+def decider(table: Table, seat: int) -> int:
+    """The seat whose occupant takes ``seat``'s decisions: a blind's partner brags for it."""
+    return decider_of(str(table.rules.get("preset")), seat)
 
 
 def person(tr: Tr, s: Seat, seat: int, *, mention: bool = False) -> str:

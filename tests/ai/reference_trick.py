@@ -6,8 +6,10 @@ points; the same for every card where only tricks score), and the queen rules ap
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.engine.ai.world import PAIR_OF, QC_BIT, Static, bits_of
-from bot.engine.play import follow_mask
+from bot.engine.play import follow_mask, turned
 
 
 def finish(
@@ -17,6 +19,7 @@ def finish(
     rest: tuple[int, ...],
     careless: tuple[int, float] | None = None,
     out: list[int] | None = None,
+    stacks: Sequence[Sequence[int]] = (),
 ) -> tuple[int, int, int]:
     """Play out the trick ``plays`` in world ``hands`` (not changed) with the seats ``rest`` still to
     play; the winning seat, the trick's card points and the pair whose ♣Q was caught (-1: none).
@@ -40,7 +43,12 @@ def finish(
     foes_after = _foes_after(rest, open_seat)
     for i, h in enumerate(rest):
         hand = hands[h]
-        m = follow_mask(s, h, hand, e, plays[0][1])
+        # A blind plays the top of its stack.
+        m = (
+            turned(stacks[h], hand)
+            if stacks and s.blinds >> h & 1
+            else follow_mask(s, h, hand, e, plays[0][1])
+        )
         pair = PAIR_OF[h]
         if m & (m - 1) == 0:
             b = m  # the policy's only choice too
@@ -50,7 +58,7 @@ def finish(
             ms = bits_of(m)
             b = ms[int(r * len(ms))]
         else:
-            b = _choose(s, m, h, pair, ws, wp, strength, special, foes_after[i], hands, plays[0][1])
+            b = _choose(s, m, h, pair, ws, wp, strength, special, foes_after[i], hands, plays[0][1], stacks)
         if out is not None:
             out.append(b)
         cid = b.bit_length() - 1
@@ -61,7 +69,8 @@ def finish(
             special.append((h, b))
             if len(special) == 2 and PAIR_OF[special[0][0]] != PAIR_OF[h]:
                 qc_seat = special[0][0] if special[0][1] == QC_BIT else h
-                return ws, pts, PAIR_OF[qc_seat]
+                if not s.blinds >> qc_seat & 1:  # a blind's ♣Q cannot be caught
+                    return ws, pts, PAIR_OF[qc_seat]
     return ws, pts, -1
 
 
@@ -94,6 +103,7 @@ def _choose(
     later_foes: tuple[int, ...],
     hands: list[int],
     led: int,
+    stacks: Sequence[Sequence[int]] = (),
 ) -> int:
     """The card seat ``h`` plays from its legal cards ``m`` (more than one) under the simple policy."""
     top = s.top_bit
@@ -101,7 +111,7 @@ def _choose(
         return top
     if m & QC_BIT and s.special:
         foe_top = any(b == top and PAIR_OF[x] != pair for x, b in special) or any(
-            hands[x] & top for x in later_foes
+            _answers(s, x, hands, stacks, plays_led=None) & top for x in later_foes
         )
         if foe_top:
             m &= ~QC_BIT
@@ -112,7 +122,7 @@ def _choose(
     power = s.tables.power
     if PAIR_OF[ws] == pair:
         for x in later_foes:
-            if _beats(x, hands[x], s, strength, wp, led):
+            if _beats(x, hands, s, strength, wp, led, stacks):
                 break
         else:
             return _richest(m, power, s.card_worth)  # smear
@@ -133,7 +143,7 @@ def _choose(
                 best_any, any_v = b, v
             if v < safe_v:
                 for x in later_foes:
-                    if _beats(x, hands[x], s, strength, p, led):
+                    if _beats(x, hands, s, strength, p, led, stacks):
                         break
                 else:
                     best_safe, safe_v = b, v
@@ -142,9 +152,29 @@ def _choose(
     return _cheapest(m, power, s.card_worth)  # throw the cheapest
 
 
-def _beats(seat: int, hand: int, s: Static, strength: tuple[int, ...], wp: int, led: int) -> bool:
-    """Whether ``seat`` holding ``hand`` may legally play a card beating ``wp`` (the trick led ``led``)."""
-    hand = follow_mask(s, seat, hand, s.eff[led.bit_length() - 1], led)
+def _answers(
+    s: Static, seat: int, hands: list[int], stacks: Sequence[Sequence[int]], plays_led: int | None
+) -> int:
+    """The cards ``seat`` may answer with: a blind its turned card, anyone else his hand (``plays_led``
+    None) or what he may legally play to a trick led ``plays_led``."""
+    if stacks and s.blinds >> seat & 1:
+        return turned(stacks[seat], hands[seat])
+    if plays_led is None:
+        return hands[seat]
+    return follow_mask(s, seat, hands[seat], s.eff[plays_led.bit_length() - 1], plays_led)
+
+
+def _beats(
+    seat: int,
+    hands: list[int],
+    s: Static,
+    strength: tuple[int, ...],
+    wp: int,
+    led: int,
+    stacks: Sequence[Sequence[int]],
+) -> bool:
+    """Whether ``seat`` may legally play a card beating ``wp`` (the trick led ``led``)."""
+    hand = _answers(s, seat, hands, stacks, led)
     while hand:
         b = hand & -hand
         if strength[b.bit_length() - 1] > wp:
@@ -179,7 +209,7 @@ def _richest(m: int, power: tuple[int, ...], points: tuple[int, ...]) -> int:
     return best
 
 
-def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
+def lead(s: Static, hands: list[int], seat: int, m: int, stacks: Sequence[Sequence[int]] = ()) -> int:
     """The card seat ``seat`` leads from its legal cards ``m`` in an open world: the richest card nobody
     on the other side can beat (cash a sure trick), else the cheapest card, the ♣Q and the шмон kept."""
     strength_of, eff = s.by_led, s.eff
@@ -196,7 +226,7 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
         strength = strength_of[e]
         p = strength[cid]
         for h in foes:  # _beats, inlined: this runs for every card of every lead of a play-out
-            ans = follow_mask(s, h, hands[h], e, b)
+            ans = _answers(s, h, hands, stacks, b)
             while ans:
                 a = ans & -ans
                 if strength[a.bit_length() - 1] > p:

@@ -68,12 +68,12 @@ def _reference_policy_rollout(w: World, rng: random.Random, careless: int | None
                 ms = bits_of(m)
                 w.play(ms[int(rnd() * len(ms))])
             else:
-                w.play(lead(s, w.hands, seat, m))
+                w.play(lead(s, w.hands, seat, m, w.stacks))
             if w.over:
                 break
         out: list[int] = []
         rest = s.orders[w.leader][len(w.trick) :]
-        finish(s, w.hands, w.trick, rest, None if careless is None else (careless, rnd()), out)
+        finish(s, w.hands, w.trick, rest, None if careless is None else (careless, rnd()), out, w.stacks)
         for b in out:
             if w.over:
                 break

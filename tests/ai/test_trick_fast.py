@@ -35,15 +35,17 @@ def test_finish_and_lead_play_what_the_plain_policy_plays(rules: Rules) -> None:
         for w in (true_world(deal), sample_world(knowledge(view_for(deal, seat)), rng)):
             s, legal = w.s, w.legal(seat)
             if not w.trick:
-                assert trick.lead(s, w.hands, seat, legal) == ref.lead(s, w.hands, seat, legal)
+                assert trick.lead(s, w.hands, seat, legal, w.stacks) == ref.lead(
+                    s, w.hands, seat, legal, w.stacks
+                )
             for b in bits_of(legal):
                 plays = [*w.trick, (seat, b)]
                 rest = s.orders[w.leader][len(plays) :]
                 for careless in (None, (0, rng.random()), (1, rng.random())):
                     got: list[int] = []
                     want: list[int] = []
-                    assert trick.finish(s, w.hands, plays, rest, careless, got) == ref.finish(
-                        s, w.hands, plays, rest, careless, want
+                    assert trick.finish(s, w.hands, plays, rest, careless, got, w.stacks) == ref.finish(
+                        s, w.hands, plays, rest, careless, want, w.stacks
                     )
                     assert got == want
                     compared += 1

@@ -5,16 +5,16 @@ from __future__ import annotations
 import pickle
 import random
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from bot.engine import ALL_CARDS, Brag, Deal, Phase, Rules, view_for
 from bot.engine.ai import preplay
 from bot.engine.ai.base import Player, make_player
-from bot.engine.ai.pool import decide, decide_in_process
+from bot.engine.ai.pool import decide
 from bot.engine.ai.world import bits_of
 from bot.engine.cards import mask_of
+from bot.thinking.local import PoolThinker
 from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
@@ -54,6 +54,12 @@ def permuted(deal: Deal, seat: int, rng: random.Random) -> Deal:
         other.hands[h] |= 1 << next(it)
     st = other.play_state
     if st is not None:
+        # A blind's stack is face down: its new cards lie in an order of their own.
+        stacks = [list(stack) for stack in st.stacks]
+        for h in other.rules.blind_seats:
+            stacks[h] = bits_of(other.hands[h])
+            rng.shuffle(stacks[h])
+        st.stacks = tuple(tuple(stack) for stack in stacks)
         stock = list(st.stock)
         for i in stock_pos:
             stock[st.drawn + i] = ALL_CARDS[next(it)].bit
@@ -79,8 +85,15 @@ def assert_blind_to_hidden_cards(
     assert view == view2
     for p in players:
         assert p.decide(view, random.Random(i)) == p.decide(view2, random.Random(i)), p.name
-    return other.hands != deal.hands or (
-        deal.brag is not None and other.brag is not None and other.brag.stock != deal.brag.stock
+    moved_stack = (
+        other.play_state is not None
+        and deal.play_state is not None
+        and other.play_state.stacks != deal.play_state.stacks
+    )
+    return (
+        moved_stack
+        or other.hands != deal.hands
+        or (deal.brag is not None and other.brag is not None and other.brag.stock != deal.brag.stock)
     )
 
 
@@ -146,7 +159,7 @@ def test_brag_decisions_do_not_depend_on_hidden_cards(name: str) -> None:
         assert Phase.BRAG_KIND in phases
 
 
-def test_views_and_actions_pickle_and_decide_in_a_pool() -> None:
+async def test_views_and_actions_pickle_and_decide_in_a_pool() -> None:
     rules = Rules.make("flip")
     deal = Deal.shuffled(rules, random.Random(3), dealer=0)
     seat = deal.to_act
@@ -156,8 +169,12 @@ def test_views_and_actions_pickle_and_decide_in_a_pool() -> None:
     action = decide("easy", view, seed=1)
     assert pickle.loads(pickle.dumps(action)) == action
     # A thread pool stands in for the app's process pool: the same Executor interface.
-    with ThreadPoolExecutor(1) as pool:
-        assert decide_in_process(pool, "easy", view, seed=1).result() == action
+    thinker = PoolThinker.threads(1)
+    await thinker.start()
+    try:
+        assert await thinker.decide("easy", view, seed=1) == action
+    finally:
+        await thinker.close()
 
 
 def permuted_alike(deal: Deal, seat: int, rng: random.Random) -> Deal:
@@ -184,8 +201,13 @@ def permuted_alike(deal: Deal, seat: int, rng: random.Random) -> Deal:
     return other
 
 
-#: The rule sets with decisions before the first lead (draw and tricks have none).
-NO_DRAW = [(r, i) for r, i in zip(RULESETS, IDS, strict=True) if r.preset not in ("draw", "tricks")]
+#: The rule sets with searched decisions before the first lead (draw and tricks have none; at a table
+#: with a blind there is no exchange, and the brag is not searched).
+NO_DRAW = [
+    (r, i)
+    for r, i in zip(RULESETS, IDS, strict=True)
+    if r.preset not in ("draw", "tricks", "dummy", "two_dummies")
+]
 
 
 @pytest.mark.parametrize("rules", [r for r, _ in NO_DRAW], ids=[i for _, i in NO_DRAW])
@@ -211,3 +233,30 @@ def test_searched_decisions_before_the_first_lead_do_not_depend_on_hidden_cards(
             acts = deal.legal_actions(seat)
             deal.apply(seat, acts[int(rng.random() * len(acts))])
     assert checked and differed
+
+
+@pytest.mark.parametrize("preset", ["dummy", "two_dummies"])
+def test_dummy_nobody_sees_the_blind_stack(preset: str) -> None:
+    """Reordering a blind's face-down stack (and dealing its unseen cards elsewhere, as
+    :func:`permuted` does) changes no view and no decision of anyone at the table, its partner too."""
+    rules = Rules.make(preset)
+    rng = random.Random(11)
+    players = [make_player(n) for n in LEVELS]
+    reordered = 0
+    for i, deal, seat in play_turns(rules, rng, 6, deal_nos=2):
+        st = deal.play_state
+        if st is None:
+            continue
+        other = deal.copy()
+        ost = other.play_state
+        assert ost is not None
+        stacks = [list(stack) for stack in ost.stacks]
+        for h in rules.blind_seats:
+            rng.shuffle(stacks[h])
+        ost.stacks = tuple(tuple(stack) for stack in stacks)
+        reordered += ost.stacks != st.stacks
+        view, view2 = view_for(deal, seat), view_for(other, seat)
+        assert view == view2
+        for p in players:
+            assert p.decide(view, random.Random(i)) == p.decide(view2, random.Random(i)), p.name
+    assert reordered

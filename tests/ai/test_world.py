@@ -33,6 +33,8 @@ def test_world_follows_the_engine_card_for_card(rules: Rules) -> None:
                 acts = deal.legal_actions(seat)
                 action = acts[int(rng.random() * len(acts))]
                 w.play(action.card.bit)  # type: ignore[union-attr]
+                while w.s.blinds >> w.seat & 1 and not w.over:
+                    w.play(w.mask)  # a blind's card: the deal plays it by itself, a world as a play-out does
                 deal.apply(seat, action)
             else:
                 acts = deal.legal_actions(seat)

@@ -147,3 +147,37 @@ def _one_deal_table(table_id: str, rules: Rules, deal: Deal, names: str) -> Tabl
         seats=[Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate(names)],
         match=MatchState(first_dealer=deal.dealer, dealer=deal.dealer, deals=[deal.record()], deal_seq=1),
     )
+
+
+def test_dummy_partner_dm_shows_the_blind_brag_and_the_table_its_stack() -> None:
+    """When the blind is to brag its partner's DM is the blind's cards and keyboard, headed as his
+    blind's; in play the table and every DM say what the blind turned and how many cards remain."""
+    from bot.engine import Phase
+    from bot.handlers.table_view import live_content
+
+    rules = Rules.make("dummy")
+    seats: list[Seat | None] = [Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate("ABC")]
+    table = Table(
+        table_id="bl1",
+        chat_id=-100,
+        creator_id=1,
+        status="playing",
+        rules=rules.to_json(),
+        seats=[*seats, None],
+    )
+    tr, codec = Tr("ru"), Codec(b"k")
+    deal = Deal.shuffled(rules, random.Random(4), dealer=2, deal_no=2)  # seat 3, the blind, brags
+    assert deal.phase is Phase.BRAG and deal.to_act == 3
+    table.match = MatchState(first_dealer=2, dealer=2, deal_no=2, deal_seq=1, current=deal.record())
+    text = hand_content(tr, codec, table, deal, 3).text
+    assert "Вы хвалитесь за своего слепого" in text and "ваше место 4" in text
+    assert game.deal_of(table) is not None
+    rng = random.Random(1)
+    while deal.phase is not Phase.PLAY or not deal.tricks[1:]:
+        assert deal.to_act is not None
+        deal.apply(deal.to_act, rng.choice(deal.legal_actions(deal.to_act)))
+    table.match.current = deal.record()
+    live = live_content(tr, table, deal).text
+    left = deal.hands[3].bit_count()
+    assert "🙈 слепой (B): открыты " in live and f"в стопке {left} карт" in live, live
+    assert "🙈 слепой (B): в стопке" in hand_content(tr, codec, table, deal, 0).text

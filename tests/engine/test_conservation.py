@@ -29,6 +29,11 @@ VARIANTS = [
     ("sochi4", {}, 2),
     ("sochi4", {}, 5),
     ("sochi4", {}, 9),
+    ("dummy", {}, 1),
+    ("dummy", {}, 2),
+    ("dummy", {"brag": "mirror"}, 2),
+    ("two_dummies", {}, 1),
+    ("two_dummies", {"brag": "fishing"}, 2),
 ]
 
 

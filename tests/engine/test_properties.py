@@ -32,6 +32,10 @@ RULESETS = [
     Rules.make("tricks", must_trump_when_void=True, match_target=6),
     Rules.make("sochi4"),
     Rules.make("sochi4", brag_rotation=["fishing", "big_pants"], must_trump_when_void=True),
+    Rules.make("dummy"),
+    Rules.make("dummy", deck=32, brag="mirror", must_trump_when_void=True),
+    Rules.make("two_dummies"),
+    Rules.make("two_dummies", brag="fishing", matadors=True),
 ]
 IDS = [f"{r.preset}-{i}" for i, r in enumerate(RULESETS)]
 

@@ -30,7 +30,7 @@ PLAIN_TRICKS = "A T K Q 9 8 7 6"
 
 
 def _deck_size(rules: dict[str, Any]) -> int:
-    default = 36 if rules["preset"] == "classic" else 32
+    default = 36 if rules["preset"] in ("classic", "dummy", "two_dummies") else 32
     size: int = rules.get("options", {}).get("deck", default)
     return size
 
@@ -83,6 +83,8 @@ def test_golden_record_replays_to_its_expected_result(path: Path) -> None:
         return
     assert result_of(record) == expected
     preset, size = record["rules"]["preset"], _deck_size(record["rules"])
+    for deal_rec, deal in zip(record.get("deals", [record]), _deal_results(expected), strict=True):
+        _check_blinds(preset, deal_rec, deal)
     for deal, open_seat in zip(_deal_results(expected), _open_seats(record), strict=True):
         for trick in deal["tricks"]:
             if trick["winner"] is not None:
@@ -98,6 +100,24 @@ def test_golden_record_replays_to_its_expected_result(path: Path) -> None:
             if lone is not None:
                 won[0] += sum(_points(c) for c in deal["discards"])
             assert won == deal["points"]
+
+
+#: The blinds' seats as RULES.md §5 seats them (a person opposite each).
+BLINDS = {"dummy": (3,), "two_dummies": (2, 3)}
+
+
+def _check_blinds(preset: str, record: dict[str, Any], result: dict[str, Any]) -> None:
+    """A blind's card is never a move; in a deal dealt one card at a time it plays its cards in the
+    order dealt (every fourth card of the deck from its place after the dealer)."""
+    blinds = BLINDS.get(preset, ())
+    assert not any(m["seat"] in blinds and "play" in m for m in record["moves"])
+    if record.get("deal_no", 1) != 1:
+        return
+    for seat in blinds:
+        k = (seat - record["dealer"] - 1) % 4
+        dealt = record["deck"][k::4]
+        played = [c for t in result["tricks"] for s, c in t["plays"] if s == seat]
+        assert played == dealt[: len(played)]
 
 
 def _points(code: str) -> int:
@@ -125,9 +145,11 @@ def test_golden_records_cover_the_required_events() -> None:
     assert {"under_five", "two_or_fewer", "no_tricks", "all_tricks"} <= events["tricks"]
     assert {"brag_won", "brag_lost"} <= events["sochi4"]
     assert {"talon_queen", "queen_caught", "brag_won", "brag_lost", "para"} <= events["sochi"]
+    assert {"queen_caught", "brag_won", "para"} <= events["dummy"]
+    assert {"queen_caught", "brag_won"} <= events["two_dummies"]
 
 
-@pytest.mark.parametrize("preset", ["classic", "flip", "draw", "tricks", "sochi4"])
+@pytest.mark.parametrize("preset", ["classic", "flip", "draw", "tricks", "sochi4", "dummy", "two_dummies"])
 def test_every_finished_deal_produces_a_replayable_record(preset: str) -> None:
     for seed in range(30):
         rng = random.Random(seed)

@@ -309,7 +309,7 @@ class _Ctx:
             if end is None:
                 out: list[int] = []
                 careless = (careless_pair, self._draws[i]) if i % CARELESS_EVERY == 0 else None
-                ws1, pts, qp = finish(s, world.hands, plays, rest, careless, out)
+                ws1, pts, qp = finish(s, world.hands, plays, rest, careless, out, world.stacks)
                 end = self._ends[i][key] = (ws1, pts - pts_b, qp, out)
             ends.append(end)
         return ends

@@ -5,7 +5,10 @@ the swapped card, the open hand) and how many cards each hand and draw's stock h
 mirror and fishing, how many trumps each player took from the deck (not which). Failing to follow
 shows a void (and, where a void player must trump, no trumps either); a draw leader whose pair led the
 last trick and still led a trump shows he held no plain card. Draw's voids last only until the next
-draw from the stock. :func:`sample_world` deals the unseen cards at random within those constraints.
+draw from the stock. A blind (``dummy``, ``two_dummies``) never follows suit, so its plays show no
+void; its stack is face down, so a world stacks the cards it gives a blind in a random order (its
+partner knows which cards it kept from the brag — they are in his ``seen`` — but not their order).
+:func:`sample_world` deals the unseen cards at random within those constraints.
 """
 
 from __future__ import annotations
@@ -340,7 +343,7 @@ def _voids(view: SeatView, static: Static, leader: int) -> list[int]:
             if PAIR_OF[prev_leader] == PAIR_OF[lead_seat]:
                 voids[lead_seat] |= plain_mask  # a restricted leader leads a trump only with no plain card
         for seat, c in plays[1:]:
-            if seat == static.open_seat or t.eff[c.id] == e:
+            if seat == static.open_seat or static.blinds >> seat & 1 or t.eff[c.id] == e:
                 continue
             if e == 0 and static.matadors and led.bit & static.mat_mask:
                 continue  # he may have kept higher matadors back
@@ -379,6 +382,12 @@ def _sample(k: Knowledge, rng: random.Random, tries: int) -> World:
             hands, stock = placed
             if not k.pile_plays:
                 stock = []
+            stacks: list[list[int]] = []
+            if k.static.blinds:
+                for h in range(N_SEATS):
+                    stack = bits_of(hands[h]) if k.static.blinds >> h & 1 else []
+                    rng.shuffle(stack)
+                    stacks.append(stack)
             return World(
                 k.static,
                 hands,  # four entries: with three seats the fourth stays empty (the solver reads four)
@@ -389,6 +398,7 @@ def _sample(k: Knowledge, rng: random.Random, tries: int) -> World:
                 stock,
                 k.restricted,
                 k.first,
+                stacks,
             )
     raise KozelError("no world fits the view")  # pragma: no cover - the last try ignores voids
 

@@ -302,7 +302,7 @@ def _clear(seen: dict[int, list[float]], weights: list[float], z: float) -> bool
 def _finish_trick(w: World, careless: tuple[int, float] | None) -> None:
     """Play the rest of ``w``'s current trick by the rule player's trick policy."""
     out: list[int] = []
-    finish(w.s, w.hands, w.trick, w.s.orders[w.leader][len(w.trick) :], careless, out)
+    finish(w.s, w.hands, w.trick, w.s.orders[w.leader][len(w.trick) :], careless, out, w.stacks)
     for c in out:
         if w.over:
             break

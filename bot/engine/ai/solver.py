@@ -26,12 +26,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.engine.cards import POINTS_BY_ID
-from bot.engine.play import FREE, caught, draw_lead_rule, follow_mask, lead_mask, refill
+from bot.engine.play import FREE, caught, draw_lead_rule, follow_mask, lead_mask, refill, turned
 
 from .world import QC_BIT, Static, World, bits_of
 
 _INF = 1 << 20
-Key = tuple[int, int, int, int, int, int, int, int, bool, tuple[int, ...]]
+#: A position at a trick boundary: the hands, the leader, the score so far, the stock (and, with
+#: blinds, their stacks).
+Key = tuple[object, ...]
 #: Nodes between two calls of the solver's ``expired`` check (a power of two).
 CHECK_NODES = 1024
 
@@ -53,12 +55,15 @@ class Solver:
         self._worth = POINTS_BY_ID
         #: Card points in the deal: those taken plus those in play when :meth:`value` was called.
         self._total = 0
+        #: The blinds' stacks of the world being solved (a blind plays the top of its stack).
+        self._stacks: tuple[tuple[int, ...], ...] = ()
 
     def value(self, w: World) -> int:
         """The exact worth of ``w`` to pair A with best play by both pairs."""
         if w.over:
             return w.value0()
         s = self._bind(w.s)
+        self._stacks = w.stacks
         hands = w.hands.copy()
         stock = w.stock[w.drawn :]
         trick = list(w.trick)
@@ -166,6 +171,8 @@ class Solver:
                 key = (hands[0], hands[1], hands[2], hands[3], leader, 0, w0, w1, restricted, stock)
             else:
                 key = (hands[0], hands[1], hands[2], hands[3], leader, p0, w0 > 0, w1 > 0, restricted, stock)
+            if s.blinds:  # worlds alike in hands differ in the blinds' order: the stacks are the position's
+                key = (*key, self._stacks)
             hit = self.tt.get(key)
             if hit is not None:
                 lo, hi = hit
@@ -184,7 +191,10 @@ class Solver:
                 for b in stock:
                     in_play |= b
                 red = self._redundant(hands, in_play)
-            legal = lead_mask(s, hand, first, restricted)
+            if s.blinds >> seat & 1:
+                legal = turned(self._stacks[seat], hand)
+            else:
+                legal = lead_mask(s, hand, first, restricted)
             moves = bits_of(legal & ~red[seat] or legal)
             if len(moves) > 1:
                 power = s.tables.power
@@ -193,7 +203,10 @@ class Solver:
         else:
             led = trick[0][1]
             led_eff = s.eff[led.bit_length() - 1]
-            legal = follow_mask(s, seat, hand, led_eff, led)
+            if s.blinds >> seat & 1:
+                legal = turned(self._stacks[seat], hand)
+            else:
+                legal = follow_mask(s, seat, hand, led_eff, led)
             assert red is not None  # worked out when the trick began
             moves = bits_of(legal & ~red[seat] or legal)
             if len(moves) > 1:

@@ -16,8 +16,9 @@ Which cards a seat may play is the play kernel's (:func:`~bot.engine.play.follow
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
-from bot.engine.play import caught, follow_mask
+from bot.engine.play import caught, follow_mask, turned
 
 from .world import QC_BIT, Static, World, bits_of, worth
 
@@ -29,10 +30,12 @@ def finish(
     rest: tuple[int, ...],
     careless: tuple[int, float] | None = None,
     out: list[int] | None = None,
+    stacks: Sequence[Sequence[int]] = (),
 ) -> tuple[int, int, int]:
     """Play out the trick ``plays`` in world ``hands`` (not changed) with the seats ``rest`` still to
     play; the winning seat, the trick's worth (its card points, :attr:`~bot.engine.play.PlayRules.card_worth`)
-    and the pair whose ♣Q was caught (-1: none).
+    and the pair whose ♣Q was caught (-1: none). A blind plays the top of its stack in ``stacks``
+    (the world's :attr:`~bot.engine.play.PlayState.stacks`).
 
     ``careless=(pair, r)`` makes that pair's seats play uniformly random legal cards (driven by ``r`` in
     [0, 1)): nobody at a real table plays perfectly. The cards played are appended to ``out``."""
@@ -55,8 +58,9 @@ def finish(
         if b & sp_mask:
             special.append((seat, b))
     foes_after = _foes_after(rest, s)
+    blinds = s.blinds if stacks else 0
     for i, h in enumerate(rest):
-        m = follow_mask(s, h, hands[h], e, led)
+        m = turned(stacks[h], hands[h]) if blinds >> h & 1 else follow_mask(s, h, hands[h], e, led)
         pair = pair_of[h]
         if m & (m - 1) == 0:
             b = m  # the policy's only choice too
@@ -66,7 +70,9 @@ def finish(
             ms = bits_of(m)
             b = ms[int(r * len(ms))]
         else:
-            b = _choose(s, m, h, pair, ws, wp, strength, stronger, special, foes_after[i], hands, e, led)
+            b = _choose(
+                s, m, h, pair, ws, wp, strength, stronger, special, foes_after[i], hands, e, led, stacks
+            )
         if out is not None:
             out.append(b)
         cid = b.bit_length() - 1
@@ -137,16 +143,19 @@ def _choose(
     hands: list[int],
     e: int,
     led: int,
+    stacks: Sequence[Sequence[int]] = (),
 ) -> int:
     """The card seat ``h`` plays from its legal cards ``m`` (more than one) under the simple policy;
-    the trick was led with ``led`` (effective suit ``e``)."""
+    the trick was led with ``led`` (effective suit ``e``). A blind foe answers with the one card its
+    stack turns (``stacks``, the world's), not with whatever it holds of the suit."""
     top = s.top_bit
     pair_of = s.pair_of
+    blinds = s.blinds if stacks else 0
     if m & top and any(b == QC_BIT and pair_of[x] != pair for x, b in special):
         return top
     if m & QC_BIT & s.special:
         foe_top = any(b == top and pair_of[x] != pair for x, b in special) or any(
-            hands[x] & top for x in later_foes
+            (turned(stacks[x], hands[x]) if blinds >> x & 1 else hands[x]) & top for x in later_foes
         )
         if foe_top:
             m &= ~QC_BIT
@@ -160,7 +169,7 @@ def _choose(
     # is stronger (:func:`beaters`).
     threat = 0
     for x in later_foes:
-        threat |= follow_mask(s, x, hands[x], e, led)
+        threat |= turned(stacks[x], hands[x]) if blinds >> x & 1 else follow_mask(s, x, hands[x], e, led)
     if pair_of[ws] == pair:
         if not threat & stronger[wp + 2]:
             return _richest(m, power, points)  # smear
@@ -212,9 +221,10 @@ def _richest(m: int, power: tuple[int, ...], points: tuple[int, ...]) -> int:
     return best
 
 
-def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
+def lead(s: Static, hands: list[int], seat: int, m: int, stacks: Sequence[Sequence[int]] = ()) -> int:
     """The card seat ``seat`` leads from its legal cards ``m`` in an open world: the richest card nobody
-    on the other side can beat (cash a sure trick), else the cheapest card, the ♣Q and the шмон kept."""
+    on the other side can beat (cash a sure trick), else the cheapest card, the ♣Q and the шмон kept.
+    A blind foe answers with the card its stack in ``stacks`` turns."""
     strength_of, eff, stronger, points = s.by_led, s.eff, beaters(s), s.card_worth
     pair_of = s.pair_of
     pair = pair_of[seat]
@@ -224,6 +234,7 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
     # trump, so a trump lead's answers are worked out card by card there.
     threat = [-1] * len(s.suit_masks)
     by_card = s.matadors
+    blinds = s.blinds if stacks else 0
     best, best_v = 0, -1
     rest = m
     while rest:
@@ -236,7 +247,9 @@ def lead(s: Static, hands: list[int], seat: int, m: int) -> int:
         if answers < 0:
             answers = 0
             for h in foes:
-                answers |= follow_mask(s, h, hands[h], e, b)
+                answers |= (
+                    turned(stacks[h], hands[h]) if blinds >> h & 1 else follow_mask(s, h, hands[h], e, b)
+                )
             if e or not by_card:
                 threat[e] = answers
         if not answers & stronger[e][p + 2]:
@@ -268,11 +281,11 @@ def policy_rollout(w: World, rng: random.Random, careless: int | None = None) ->
                 ms = bits_of(m)
                 b = ms[int(rnd() * len(ms))]
             else:
-                b = lead(s, w.hands, w.seat, m)
+                b = lead(s, w.hands, w.seat, m, w.stacks)
             w.play(b)
         out.clear()
         rest = orders[w.leader][len(w.trick) :]
-        finish(s, w.hands, w.trick, rest, None if careless is None else (careless, rnd()), out)
+        finish(s, w.hands, w.trick, rest, None if careless is None else (careless, rnd()), out, w.stacks)
         for b in out:
             w.play(b)
         if w.over:

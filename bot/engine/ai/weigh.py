@@ -54,8 +54,8 @@ def likelihood(
             hs[seat] |= b
         order = s.orders[plays[0][0]]
         for j, (seat, b) in enumerate(plays):
-            if seat == me or seat == s.open_seat:
-                continue
+            if seat == me or seat == s.open_seat or s.blinds >> seat & 1:
+                continue  # a blind's card is no choice: it tells nothing about a world
             if j == 0:
                 m = hs[seat]
                 if m & (m - 1) == 0:

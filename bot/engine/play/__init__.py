@@ -11,7 +11,8 @@
 worlds are :class:`PlayState` too, and the exact solver calls the kernel's functions.
 
 Adding a preset's play rules means editing this package only: a new constraint on which cards may be
-played goes into :func:`lead_mask` / :func:`follow_mask` (with the flag it needs in
+played goes into :func:`lead_mask` / :func:`follow_mask` (a blind's one card: :func:`turned`, with
+:attr:`PlayRules.blinds` and :attr:`PlayState.stacks`; with the flag it needs in
 :class:`PlayRules`), a different trick order or seating into :func:`trick_orders`, a change to what a
 trick's end does into :meth:`PlayState.play`.
 """
@@ -31,6 +32,7 @@ from .kernel import (
     follow_mask,
     lead_mask,
     refill,
+    turned,
 )
 from .playout import Chooser, nth_card, play_out, random_choice
 from .setup import QC_BIT, PlayRules, play_rules, trick_orders
@@ -57,4 +59,5 @@ __all__ = [
     "random_choice",
     "refill",
     "trick_orders",
+    "turned",
 ]

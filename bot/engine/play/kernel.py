@@ -2,7 +2,8 @@
 
 Hands are bit masks over ``Card.id``; a trick is a list of ``(seat, card bit)``. The functions here are
 the rules, once: :func:`lead_mask` and :func:`follow_mask` (following, trumping when void, matadors,
-the open hand, the first-lead card, draw's lead rule), :func:`caught` (the шмон catches the ♣Q),
+the open hand, the first-lead card, draw's lead rule), :func:`turned` (a blind's card: the top of its
+stack, never following suit), :func:`caught` (the шмон catches the ♣Q, not a blind's),
 :func:`refill` (draw's stock) and :func:`draw_lead_rule` (draw's lead rule and its last-card swap).
 :class:`PlayState` puts them together card by card, for a real deal (:class:`bot.engine.deal.Deal`
 delegates its play phase to one) and for every world a bot player imagines; the exact solver calls the
@@ -45,12 +46,24 @@ def follow_mask(s: PlayRules, seat: int, hand: int, led_eff: int, led: int) -> i
     return m or hand & s.fallback or hand
 
 
+def turned(stack: Sequence[int], hand: int) -> int:
+    """The card a blind holding ``hand`` plays, lead or follow: the top of its face-down ``stack`` (card
+    bits in the order it received them) still in hand — whatever it is, it never follows suit."""
+    for b in stack:
+        if hand & b:
+            return b
+    return hand & -hand  # a position built without stacks (a pre-play sketch): its lowest card
+
+
 def caught(s: PlayRules, before: Sequence[tuple[int, int]], seat: int, b: int) -> int:
     """The pair whose ♣Q is caught when ``seat`` plays ``b`` (the ♣Q or the шмон) into a trick holding
-    ``before``: the other card of the two from the other pair; -1 when none is caught."""
+    ``before``: the other card of the two from the other pair; -1 when none is caught. A blind's ♣Q
+    cannot be caught (its own шмон catches like anyone's)."""
     pair_of = s.pair_of
     for s1, b1 in before:
         if b1 & s.special and pair_of[s1] != pair_of[seat]:
+            if s.blinds >> (seat if b == QC_BIT else s1) & 1:
+                return -1
             return pair_of[seat] if b == QC_BIT else pair_of[s1]
     return -1
 
@@ -90,7 +103,10 @@ class PlayState:
     """A position of the play phase and :meth:`play` to move it on, a card at a time.
 
     ``seat`` is the seat to play and ``mask`` the cards he may play, worked out as the card before was
-    played (every loop asks for them next), so hands change only through :meth:`play`. ``stock`` is
+    played (every loop asks for them next), so hands change only through :meth:`play`; a blind's
+    ``mask`` is its one turned card (:func:`turned`), so every loop plays it without a choice.
+    ``stacks[seat]`` is a blind's face-down stack (shared between copies: a blind's next card is the
+    first of it still in hand), empty for anyone else. ``stock`` is
     shared between copies (a tuple): ``stock[drawn:]`` is what is left of it. ``trick`` is a new list
     once a trick is complete, so a caller holding the old one still sees the whole trick.
     """
@@ -111,6 +127,7 @@ class PlayState:
         "s",
         "seat",
         "sm",
+        "stacks",
         "stock",
         "swapped",
         "tp",
@@ -131,8 +148,10 @@ class PlayState:
         stock: Sequence[int] = (),
         restricted: bool = False,
         first: int = 0,
+        stacks: Sequence[Sequence[int]] = (),
     ) -> None:
         self.s = s
+        self.stacks = tuple(tuple(st) for st in stacks) or ((),) * s.n
         self.hands = hands
         self.leader = leader
         self.pts = list(pts)
@@ -169,6 +188,8 @@ class PlayState:
         hand = self.hands[self.seat]
         if self.over:
             self.mask = 0
+        elif self.s.blinds >> self.seat & 1:
+            self.mask = turned(self.stacks[self.seat], hand)
         elif self.trick:
             self.mask = follow_mask(self.s, self.seat, hand, self.led_eff, self.trick[0][1])
         else:
@@ -184,6 +205,7 @@ class PlayState:
         w.pts = self.pts.copy()
         w.won = self.won.copy()
         w.stock = self.stock
+        w.stacks = self.stacks
         w.drawn = self.drawn
         w.restricted = self.restricted
         w.first = self.first
@@ -253,7 +275,9 @@ class PlayState:
             trick.append((seat, b))
             k = 1
         self.seat = nxt = s.orders[self.leader][k]
-        if self.exc:
+        if s.blinds >> nxt & 1:
+            self.mask = turned(self.stacks[nxt], self.hands[nxt])
+        elif self.exc:
             self.mask = follow_mask(s, nxt, self.hands[nxt], self.led_eff, trick[0][1])
         else:
             hand = self.hands[nxt]
@@ -283,6 +307,8 @@ class PlayState:
             self.restricted = rule != FREE
             self.swapped = rule == SWAPPED
             self.mask = lead_mask(s, hands[winner], 0, self.restricted)
+        elif s.blinds >> winner & 1:  # a blind that wins a trick leads its next card
+            self.mask = turned(self.stacks[winner], hands[winner])
         else:
             self.mask = hands[winner]
         return TRICK_DONE

@@ -43,6 +43,7 @@ class PlayRules:
 
     __slots__ = (
         "_scores",
+        "blinds",
         "by_led",
         "by_tricks",
         "card_worth",
@@ -96,6 +97,9 @@ class PlayRules:
             tuple(never if s == self.open_seat else row for s in range(self.n)) for row in self.by_led
         )
         self.top_bit = tables.top.bit
+        #: The blinds' seats as a bit mask (``dummy``, ``two_dummies``): each plays the top card of its
+        #: stack, whatever it is, and its ♣Q cannot be caught (:func:`~bot.engine.play.caught`).
+        self.blinds = rules.blind_mask
         #: Whether a deal is scored by the tricks each pair took (``tricks``), not by card points.
         self.by_tricks = rules.by_tricks
         #: The two cards of the queen catch: the ♣Q and the шмон (none in ``tricks``: no queen catch).
