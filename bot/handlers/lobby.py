@@ -181,11 +181,11 @@ def lobby_change(
     elif isinstance(payload, SeatsMenu):
         table.lobby_view = "seats"
     elif isinstance(payload, Preset):
-        presets = rules_menu.presets()
-        if payload.index >= len(presets):
+        chosen = rules_menu.preset_of(payload.index)
+        if chosen is None:
             raise Refusal("alert.unknown_button")
-        if Rules.parse(table.rules).preset != presets[payload.index]:
-            table.rules = Rules.make(presets[payload.index]).to_json()
+        if Rules.parse(table.rules).preset != chosen:
+            table.rules = Rules.make(chosen).to_json()
             for b in blind_seats(table):  # whoever sat where a blind now sits stands up
                 table.seats[b] = None
     elif isinstance(payload, Option):

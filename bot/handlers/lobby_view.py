@@ -66,12 +66,16 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
         lines.append(tr(f"lobby.about.{rules.preset}"))  # the chosen preset in a line
         lines.append("")
         lines.append(tr("rules.glossary"))  # the menu's jargon, one line a term
-        rows.append(
-            [
-                _button(codec, table, ("✓ " if p == rules.preset else "") + tr(f"preset.{p}"), Preset(i))
-                for i, p in enumerate(rules_menu.presets())
-            ]
-        )
+        offered = [
+            _button(
+                codec,
+                table,
+                ("✓ " if p == rules.preset else "") + tr(f"preset.{p}"),
+                Preset(rules_menu.preset_code(p)),
+            )
+            for p in rules_menu.presets()
+        ]
+        rows.extend(offered[i : i + 2] for i in range(0, len(offered), 2))  # two a row: names stay legible
         for name, _ in rules_menu.options_of(rules.preset):
             value = rules_menu.value_text(tr, rules_menu.current(rules, name))
             option = Option(rules_menu.option_code(name))

@@ -82,6 +82,19 @@ def presets() -> tuple[str, ...]:
     return TABLE_PRESETS
 
 
+def preset_code(preset: str) -> int:
+    """The number a preset's button carries: its place among all presets (new ones are added at the
+    end), so a keyboard stays right when the lobby comes to offer one more."""
+    return PRESETS.index(preset)
+
+
+def preset_of(code: int) -> str | None:
+    """The preset a button's number names, if the lobby offers it."""
+    if 0 <= code < len(PRESETS) and PRESETS[code] in TABLE_PRESETS:
+        return PRESETS[code]
+    return None
+
+
 def current(rules: Rules, name: str) -> Any:
     """The option's value in ``rules``."""
     return getattr(rules.options, name)
