@@ -330,7 +330,7 @@ def decode_action(code: str) -> Action:
         if rest not in ("0", "1"):
             raise KozelError(f"bad flag {code!r}")
         value = rest == "1"
-    elif key in ("brag", "exchange_give"):
+    elif key in ("brag", "exchange_give", "discard"):
         if len(rest) % 2:
             raise KozelError(f"bad cards {code!r}")
         value = [rest[i : i + 2] for i in range(0, len(rest), 2)]
@@ -355,6 +355,7 @@ _LETTERS = {
     "exchange_give": "g",
     "cut": "c",
     "brag_kind": "k",
+    "discard": "t",
 }
 _KEYS = {v: k for k, v in _LETTERS.items()}
 

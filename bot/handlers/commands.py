@@ -38,8 +38,8 @@ from bot.handlers.i18n import LANGS, Tr, pick_lang
 from bot.handlers.lobby import join_by_link
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.services import Services
-from bot.handlers.tally import tally_png
-from bot.handlers.words import pair_names, tally_text
+from bot.handlers.tally import people_tally_png, tally_png
+from bot.handlers.words import individual, pair_names, seat_name, tally_text
 from bot.stats.entry import entry_of
 from bot.storage import Seat, StaleWrite, Table
 
@@ -166,16 +166,9 @@ async def group_only(update: Update, context: Context) -> None:
     say(svc, update, tr("wrong.group_only"))
 
 
-async def score(update: Update, context: Context) -> None:
-    """/score: the shestyorki tally as a picture with a caption (text if the picture fails)."""
-    svc = services(context)
-    chat, message = update.effective_chat, update.effective_message
-    assert chat is not None
-    tr = await chat_tr(svc, chat, update.effective_user)
-    table = await svc.storage.load_table(*table_key(chat, message))
-    if table is None or table.match is None:
-        say(svc, update, tr("score.none"))
-        return
+def pair_score(tr: Tr, table: Table) -> tuple[Content, bytes]:
+    """/score's caption and picture for a pair game: each pair's tally."""
+    assert table.match is not None
     penalty = table.match.penalty
     lines = [tr("score.title")]
     for pair in (0, 1):
@@ -187,10 +180,34 @@ async def score(update: Update, context: Context) -> None:
                 tally=tally_text(penalty[pair]),
             )
         )
-    caption = Content("\n".join(lines))
-    thread_id = thread_of(message)
     names = (pair_names(tr, table, 0), pair_names(tr, table, 1))
-    sent = svc.outbox.post(chat.id, caption, thread_id=thread_id, photo=tally_png(penalty, names))
+    return Content("\n".join(lines)), tally_png(penalty, names)
+
+
+def people_score(tr: Tr, table: Table) -> tuple[Content, bytes]:
+    """/score's caption and picture with individual scores (``sochi``): one tally per person."""
+    assert table.match is not None
+    scores = list(table.match.scores) or [0] * len(table.seats)
+    names = [seat_name(tr, table, s) for s in range(len(scores))]
+    lines = [tr("score.title_people")]
+    for name, n in zip(names, scores, strict=True):
+        lines.append(tr("summary.tally", names=name, n=n, tally=tally_text(n)))
+    return Content("\n".join(lines)), people_tally_png(scores, names)
+
+
+async def score(update: Update, context: Context) -> None:
+    """/score: the shestyorki tally as a picture with a caption (text if the picture fails)."""
+    svc = services(context)
+    chat, message = update.effective_chat, update.effective_message
+    assert chat is not None
+    tr = await chat_tr(svc, chat, update.effective_user)
+    table = await svc.storage.load_table(*table_key(chat, message))
+    if table is None or table.match is None:
+        say(svc, update, tr("score.none"))
+        return
+    caption, photo = people_score(tr, table) if individual(table) else pair_score(tr, table)
+    thread_id = thread_of(message)
+    sent = svc.outbox.post(chat.id, caption, thread_id=thread_id, photo=photo)
 
     def fall_back(done: asyncio.Future[Sent]) -> None:
         # The picture was refused (a group may forbid media): the tally as text instead. Not when

@@ -79,6 +79,8 @@ def match_of(table: Table, rules: Rules | None = None) -> Match:
         loser=m.loser,
         title=m.title,
         egg_cards=tuple(Card.parse(code) for code in m.egg_cards),
+        scores=list(m.scores),
+        goats=tuple(m.goats),
     )
 
 
@@ -91,6 +93,8 @@ def _store_match(state: MatchState, match: Match) -> None:
     state.loser = match.loser
     state.title = match.title
     state.egg_cards = [c.code for c in match.egg_cards]
+    state.scores = list(match.scores)
+    state.goats = list(match.goats)
 
 
 def replay(record: dict[str, Any], rules: Rules | None = None) -> Deal:
@@ -114,7 +118,7 @@ def deal_of(table: Table, rules: Rules | None = None) -> Deal | None:
 
 def start_match(table: Table, rng: random.Random) -> Progress:
     """Begin a match at a full table: the first dealer is drawn at random (RULES.md §1)."""
-    first = rng.randrange(4)
+    first = rng.randrange(rules_of(table).seats)
     table.match = MatchState(first_dealer=first, dealer=first)
     table.status = "playing"
     return deal_on(table, match_of(table), rng, Progress())

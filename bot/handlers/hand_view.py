@@ -21,6 +21,7 @@ from bot.engine import (
     Cut,
     Deal,
     Declare,
+    Discard,
     Exchange,
     ExchangeGive,
     Phase,
@@ -32,12 +33,13 @@ from bot.engine import (
     view_for,
 )
 from bot.engine.cards import Card
+from bot.handlers import sochi_view
 from bot.handlers.brag_view import BRAG_PHASES, brag_lines
 from bot.handlers.codec import Act, Codec, Held, Payload, Tick, kind_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
 from bot.handlers.table_view import trick_line
-from bot.handlers.words import blind_seats, card_text, cards_text, seat_name, suit_text
+from bot.handlers.words import blind_seats, card_text, cards_text, individual, seat_name, suit_text
 from bot.storage import Table
 
 LEGAL_MARK = "✅"
@@ -76,6 +78,8 @@ def decision_label(tr: Tr, action: Action) -> str:
             return tr("act.brag", cards=cards_text(tr, cs))
         case ExchangeGive(cs):
             return tr("act.give", cards=cards_text(tr, cs))
+        case Discard(cs):
+            return tr("act.discard", cards=cards_text(tr, cs))
         case Cut(at):
             return tr("act.cut", n=at)
         case ChooseBragKind(kind):
@@ -102,7 +106,7 @@ def keyboard(tr: Tr, codec: Codec, table: Table, view: SeatView, moves: int = 0)
     """
     assert table.match is not None
     seq = table.match.deal_seq
-    chosen = tuple(picked(table, view.seat, moves)) if view.phase is Phase.EXCHANGE_GIVE else ()
+    chosen = tuple(picked(table, view.seat, moves)) if view.phase in PICK_PHASES else ()
     key = (codec, tr.lang, table.chat_id, table.thread_id, table.table_id, seq, view.phase,
            view.seat, view.hand, view.legal, chosen)  # fmt: skip
     markup = _KEYBOARDS.get(key)
@@ -127,7 +131,7 @@ def _build_keyboard(
         data = codec.data(table.chat_id, table.thread_id, table.table_id, seq, payload)
         return InlineKeyboardButton(text, callback_data=data)
 
-    if view.phase is Phase.EXCHANGE_GIVE and view.legal:
+    if view.phase in PICK_PHASES and view.legal:
         return _pick_keyboard(tr, view, chosen, button)
     if view.phase is Phase.CUT and view.legal:
         return _cut_keyboard(tr, view, button)
@@ -163,15 +167,26 @@ def _cut_keyboard(
     return InlineKeyboardMarkup(rows)
 
 
+#: Decisions of several cards ticked one by one: the exchange's give, sochi's discard.
+PICK_PHASES = frozenset({Phase.EXCHANGE_GIVE, Phase.DISCARD})
+
+
+def pick_choices(legal: tuple[Action, ...] | list[Action]) -> list[ExchangeGive | Discard]:
+    """The choices of several cards among ``legal`` (all of one kind and size)."""
+    return [a for a in legal if isinstance(a, ExchangeGive | Discard)]
+
+
 def _pick_keyboard(
     tr: Tr, view: SeatView, chosen: list[Card], button: Callable[[str, Payload], InlineKeyboardButton]
 ) -> InlineKeyboardMarkup:
-    """The exchange's give: the non-trumps as toggles, and a confirm button live at the right count.
+    """The exchange's give (the non-trumps) or sochi's discard (any two but the ♣Q): the cards that may
+    go as toggles, and a confirm button live at the right count.
 
     The choice in progress is the table's (``MatchState.picking``); the confirm button carries the
-    engine's :class:`ExchangeGive` of the ticked cards, so the tap that ends it is an ordinary move.
+    engine's :class:`ExchangeGive` (:class:`Discard`) of the ticked cards, so the tap that ends it is an
+    ordinary move.
     """
-    gives = [a for a in view.legal if isinstance(a, ExchangeGive)]
+    gives = pick_choices(view.legal)
     need = len(gives[0].cards)
     pickable = {c for a in gives for c in a.cards}
     cards = []
@@ -182,10 +197,12 @@ def _pick_keyboard(
         else:
             cards.append(button(card_text(tr, c), Held(c)))
     rows = [cards[i : i + CARDS_PER_ROW] for i in range(0, len(cards), CARDS_PER_ROW)]
-    label = tr("act.give_chosen", k=len(chosen), n=need)
+    discard = view.phase is Phase.DISCARD
+    label = tr("act.discard_chosen" if discard else "act.give_chosen", k=len(chosen), n=need)
     if len(chosen) == need:
         ordered = tuple(c for c in view.hand if c in chosen)
-        rows.append([button(LEGAL_MARK + label, Act(ExchangeGive(ordered)))])
+        confirm: Action = Discard(ordered) if discard else ExchangeGive(ordered)
+        rows.append([button(LEGAL_MARK + label, Act(confirm))])
     else:
         # Not yet: a tap says how many to tick.
         rows.append([button(label, Tick(None))])
@@ -197,23 +214,32 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
     view = view_for(deal, seat)
     m = table.match
     assert m is not None
-    us, them = seat % 2, 1 - seat % 2
-    partner = seat_name(tr, table, PARTNER_OF[seat])
     lines = [
         tr("hand.title", chat=escape(table.chat_title), n=deal.deal_no, seat=seat + 1),
         *([tr("hand.for_blind")] if seat in blind_seats(table) else []),
         tr("hand.trump", suit=suit_text(tr, view.trump)),
-        tr(
-            "hand.score",
-            partner=partner,
-            us=m.penalty[us],
-            them=m.penalty[them],
-            tu=view.tricks_won[us],
-            tt=view.tricks_won[them],
-            pu=view.points[us],
-            pt=view.points[them],
-        ),
     ]
+    if individual(table):
+        lines.append(sochi_view.hand_score_line(tr, table, deal, seat))
+        lines.extend(sochi_view.talon_lines(tr, table, deal))
+        partner = ""
+    else:
+        us, them = seat % 2, 1 - seat % 2
+        partner = seat_name(tr, table, PARTNER_OF[seat])
+        lines.append(
+            tr(
+                "hand.score",
+                partner=partner,
+                us=m.penalty[us],
+                them=m.penalty[them],
+                tu=view.tricks_won[us],
+                tt=view.tricks_won[them],
+                pu=view.points[us],
+                pt=view.points[them],
+            )
+        )
+    if view.discards:  # the lone player alone sees what he put away
+        lines.append(tr("sochi.discards", cards=cards_text(tr, view.discards)))
     if view.tricks:
         lines.append(tr("hand.last", trick=trick_line(tr, table, len(view.tricks), view.tricks[-1])))
     if view.phase is Phase.PLAY:

@@ -40,8 +40,9 @@ from bot.handlers.lobby_view import default_level, levels, lobby_content
 from bot.handlers.outbox import Content
 from bot.handlers.services import Services, TableKey
 from bot.handlers.usecase import Change
-from bot.handlers.words import blind_seats, free_seats, pair_names
+from bot.handlers.words import blind_seats, free_seats, individual, pair_names, people_names
 from bot.storage import ChatSettings, Seat, Table
+from bot.storage.models import seats_for
 
 LobbyButton = Sit | AddBot | RemoveBot | Level | RulesMenu | SeatsMenu | Preset | Option | Start | Fill
 
@@ -74,6 +75,7 @@ async def new_game(update: Update, context: Context) -> None:
         chat_title=chat.title or "",
         creator_id=user.id,
         rules=rules.to_json(),
+        seats=[None] * seats_for(rules.to_json()),
         bot_level=level,
         created_at=now,
         updated_at=now,
@@ -122,6 +124,8 @@ def _seat_change(table: Table, payload: Sit | AddBot | RemoveBot, user: User) ->
     a double tap never stands a person up or takes out the bot just put in (standing up is /leave).
     """
     seat = payload.seat
+    if seat >= len(table.seats):  # a forged or stale button: a seat this table has not (sochi's three)
+        raise Refusal("alert.no_seat")
     occupant = table.seats[seat]
     if seat in blind_seats(table):  # a forged or stale button: the blind's seat is nobody's
         raise Refusal("alert.blind_seat")
@@ -145,6 +149,13 @@ def _seat_change(table: Table, payload: Sit | AddBot | RemoveBot, user: User) ->
         table.seats[seat] = None
     else:
         raise Refusal("alert.seat_taken")
+
+
+def fit_seats(table: Table) -> None:
+    """As many seats as the table's rules play (three for ``sochi``): whoever sat in a seat that goes
+    stands up; a seat that comes back is free."""
+    n = seats_for(table.rules)
+    table.seats = table.seats[:n] + [None] * (n - len(table.seats))
 
 
 def lobby_change(
@@ -188,6 +199,7 @@ def lobby_change(
             table.rules = Rules.make(chosen).to_json()
             for b in blind_seats(table):  # whoever sat where a blind now sits stands up
                 table.seats[b] = None
+            fit_seats(table)
     elif isinstance(payload, Option):
         try:
             table.rules = rules_menu.cycle(Rules.parse(table.rules), payload.code).to_json()
@@ -227,7 +239,12 @@ async def lobby_tap(
         # Someone the bot cannot write to yet is sent to its DM first, and seated when they press Start.
         seat = payload.seat
         table = await svc.storage.load_table(*key)
-        free = table is not None and table.table_id == button.table_id and table.seats[seat] is None
+        free = (
+            table is not None
+            and table.table_id == button.table_id
+            and seat < len(table.seats)
+            and table.seats[seat] is None
+        )
         if free and not (await svc.storage.user_settings(user.id)).started:
             link = svc.codec.link(Link("join", button.chat_id, button.thread_id, button.table_id, seat))
             await alert(query, "", url=svc.deep_link(link))
@@ -249,7 +266,14 @@ async def _started(svc: Services, table: Table, progress: Progress | None) -> No
     settings.bot_level = table.bot_level
     await svc.storage.save_chat_settings(table.chat_id, settings)
     tr = Tr(pick_lang(settings.lang))
-    if table.lobby_message_id is not None:
+    if table.lobby_message_id is not None and individual(table):
+        text = tr(
+            "lobby.started_people",
+            names=people_names(tr, table),
+            rules=rules_menu.summary(tr, Rules.parse(table.rules)),
+        )
+        svc.outbox.edit(table.chat_id, table.lobby_message_id, Content(text))
+    elif table.lobby_message_id is not None:
         text = tr(
             "lobby.started",
             a=pair_names(tr, table, 0),
@@ -265,6 +289,8 @@ async def join_by_link(svc: Services, user: User, key: TableKey, table_id: str, 
     def change(table: Table | None) -> bool:
         if table is None or table.table_id != table_id or table.status != "lobby":
             raise Refusal("join.gone")
+        if seat >= len(table.seats):
+            raise Refusal("alert.no_seat")
         if table.seats[seat] is not None and table.seats[seat].user_id != user.id:  # type: ignore[union-attr]
             raise Refusal("join.taken")
         if seat in blind_seats(table):

@@ -1,4 +1,5 @@
-"""The lobby message: four seats as two pairs, bot players, the rules picker and the start button."""
+"""The lobby message: four seats as two pairs (three people for ``sochi``), bot players, the rules
+picker and the start button."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from bot.handlers.codec import (
 from bot.handlers.game import rules_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
-from bot.handlers.words import PAIRS, blind_seats, free_seats, seat_name
+from bot.handlers.words import PAIRS, blind_seats, free_seats, individual, people_names, seat_name
 from bot.storage import Table
 
 
@@ -57,8 +58,11 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
     """The lobby as it stands: seats view, rules picker or the fill-with-bots question."""
     rules = rules_of(table)
     lines = [tr("lobby.title"), tr("lobby.rules", rules=rules_menu.summary(tr, rules))]
-    for pair, (a, b) in enumerate(PAIRS):
-        lines.append(tr("lobby.pair", n=pair + 1, a=seat_name(tr, table, a), b=seat_name(tr, table, b)))
+    if individual(table):  # sochi: three people, each for himself; the sides form every deal
+        lines.append(tr("lobby.people", names=people_names(tr, table)))
+    else:
+        for pair, (a, b) in enumerate(PAIRS):
+            lines.append(tr("lobby.pair", n=pair + 1, a=seat_name(tr, table, a), b=seat_name(tr, table, b)))
     rows: list[list[InlineKeyboardButton]] = []
     if table.lobby_view == "rules":
         lines.append("")
@@ -93,8 +97,8 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
         )
     else:
         lines.append("")
-        lines.append(tr("lobby.hint"))
-        for seat in (0, 2, 1, 3):
+        lines.append(tr("lobby.hint_people" if individual(table) else "lobby.hint"))
+        for seat in range(3) if individual(table) else (0, 2, 1, 3):
             if seat in blind_seats(table):
                 continue  # nobody can take the blind's seat: the pair's line names it
             occupant = table.seats[seat]

@@ -15,8 +15,10 @@ from html import escape
 
 from telegram import Chat, Update
 
-from bot.engine import ExchangeGive, IllegalMoveError, Phase, Play
+from bot.engine import Discard, IllegalMoveError, Phase, Play
+from bot.engine.cards import QUEEN_OF_CLUBS
 from bot.engine.errors import Reason
+from bot.engine.sochi import N_DISCARDS
 from bot.handlers.codec import (
     LOBBY,
     Act,
@@ -36,7 +38,7 @@ from bot.handlers.codec import (
 from bot.handlers.commands import language_tap
 from bot.handlers.common import Context, alert, quiet_answer, services, user_tr
 from bot.handlers.game import Notice, Progress, Refusal, decided_himself
-from bot.handlers.hand_view import picked
+from bot.handlers.hand_view import PICK_PHASES, pick_choices, picked
 from bot.handlers.lobby import lobby_tap
 from bot.handlers.outbox import Content
 from bot.handlers.services import Services, TableKey, taken_at
@@ -75,6 +77,15 @@ def refusal_of(error: IllegalMoveError) -> Refusal:
     if error.reason is Reason.MUST_FOLLOW and error.suit is not None:
         return Refusal("alert.must_follow_suit", suit=SUIT_SYMBOLS[error.suit])
     return Refusal(reason_key(error))
+
+
+def discard_refusal(action: Discard, error: IllegalMoveError) -> Refusal:
+    """Why a discard (a forged or stale button) was refused, in words: never the ♣Q, exactly two."""
+    if QUEEN_OF_CLUBS in action.cards:
+        return Refusal("alert.discard_queen")
+    if len(set(action.cards)) != N_DISCARDS:
+        return Refusal("alert.discard_two", n=N_DISCARDS, k=len(set(action.cards)))
+    return refusal_of(error)
 
 
 async def on_tap(update: Update, context: Context) -> None:
@@ -161,6 +172,8 @@ async def play_tap(
             own = [a for s, a in moves if s == seat]
             if own and own[-1] == action:
                 raise Notice("alert.already_done") from None
+            if isinstance(action, Discard):
+                raise discard_refusal(action, e) from None
             raise refusal_of(e) from None
         if table.match is not None:
             table.match.picking = None  # a choice in progress ends with any move
@@ -176,7 +189,8 @@ async def play_tap(
 
 
 async def pick_tap(update: Update, button: Button, payload: Tick, svc: Services) -> None:
-    """A card ticked or unticked in a choice of several (the exchange's give), kept in the table.
+    """A card ticked or unticked in a choice of several (the exchange's give, sochi's discard), kept in
+    the table.
 
     ``C`` alone (the confirm button before the count is right) only says how many to tick. A tick
     holds off the turn's reminder and timeout: they count from the last tick.
@@ -203,15 +217,18 @@ async def pick_tap(update: Update, button: Button, payload: Tick, svc: Services)
         deal = c.deal
         if deal is None or deal.to_act != seat:
             raise Refusal("alert.not_your_turn")
-        gives = [a for a in deal.legal_actions(seat) if isinstance(a, ExchangeGive)]
-        if deal.phase is not Phase.EXCHANGE_GIVE or not gives:
+        gives = pick_choices(deal.legal_actions(seat))
+        if deal.phase not in PICK_PHASES or not gives:
             raise Refusal("alert.wrong_phase")
+        discard = deal.phase is Phase.DISCARD
         need = len(gives[0].cards)
         moves = len(deal.moves)
         chosen = [c.code for c in picked(table, seat, moves)]
         if card is None:
-            raise Refusal("alert.pick_count", n=need, k=len(chosen))
+            raise Refusal("alert.discard_two" if discard else "alert.pick_count", n=need, k=len(chosen))
         if not any(card in a.cards for a in gives):
+            if discard:
+                raise Refusal("alert.discard_queen" if card == QUEEN_OF_CLUBS else "alert.not_in_hand")
             raise Refusal("alert.pick_card")
         if card.code in chosen:
             chosen.remove(card.code)

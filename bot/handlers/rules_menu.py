@@ -72,9 +72,9 @@ def options_of(preset: str) -> list[tuple[str, tuple[Any, ...]]]:
     return out
 
 
-#: The presets a table in Telegram can play: its lobby seats four people (3-person ``sochi`` waits for
-#: a lobby of three, a table message with the talon and a discard keyboard). Playable in the engine.
-TABLE_PRESETS = tuple(p for p in PRESETS if p != "sochi")
+#: The presets a table in Telegram can play: every preset of the engine (3-person ``sochi``'s lobby
+#: has three seats, bot/handlers/lobby.py ``fit_seats``).
+TABLE_PRESETS = PRESETS
 
 
 def presets() -> tuple[str, ...]:

@@ -8,6 +8,7 @@ from bot.engine import GOAT_WITH_DRIVERS, PARTNER_OF, Deal, Phase, Trick
 from bot.engine.cards import Card
 from bot.engine.eggs import EggDraw, egg_number
 from bot.engine.scoring import CATEGORIES
+from bot.handlers import sochi_view
 from bot.handlers.brag_view import public_brag_lines
 from bot.handlers.codec import Codec, Rematch
 from bot.handlers.game import replay, rules_of
@@ -17,6 +18,7 @@ from bot.handlers.words import (
     blind_seats,
     card_text,
     cards_text,
+    individual,
     pair_names,
     seat_name,
     suit_text,
@@ -51,6 +53,8 @@ def header(tr: Tr, table: Table, deal: Deal) -> list[str]:
     """Deal number, dealer, trump and each pair's penalty and tricks."""
     m = table.match
     assert m is not None
+    if individual(table):
+        return sochi_view.header_lines(tr, table, deal)
     lines = [
         tr("table.title", n=deal.deal_no, dealer=seat_name(tr, table, deal.dealer)),
         tr("table.trump", suit=suit_text(tr, deal.trump)),
@@ -137,10 +141,15 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
     deal = replay(table.match.deals[index], rules_of(table))
     result = deal.result
     assert result is not None
-    totals = totals_until(table, index)
     lines = [tr("summary.title", n=deal.deal_no, suit=suit_text(tr, deal.trump))]
     lines.extend(trick_line(tr, table, i + 1, t) for i, t in enumerate(result.tricks))
     lines.append("")
+    if individual(table):
+        lines.extend(tr(f"event.{e}") for e in EVENTS if e in result.events)
+        why = next((tr(f"cat.{e}") for e in CATEGORIES if e in result.events), "")
+        lines.extend(sochi_view.summary_lines(tr, table, deal, index, why))
+        return _ending(tr, codec, table, index, lines)
+    totals = totals_until(table, index)
     lines.append(
         tr(
             "summary.points",
@@ -193,6 +202,12 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
                 tally=tally_text(totals[pair]),
             )
         )
+    return _ending(tr, codec, table, index, lines)
+
+
+def _ending(tr: Tr, codec: Codec, table: Table, index: int, lines: list[str]) -> Content:
+    """A summary's lines, with the match's result and the rematch button under the last deal."""
+    assert table.match is not None
     markup = None
     last = index == len(table.match.deals) - 1
     if table.status == "over" and last:
@@ -208,6 +223,8 @@ def match_over_lines(tr: Tr, table: Table) -> list[str]:
     egg, diameter then weight, summed), as drawn once when the match ended."""
     m = table.match
     assert m is not None
+    if individual(table):
+        return sochi_view.match_over_lines(tr, table)
     if m.loser is None:
         return [tr("match.unfinished")]
     names = pair_names(tr, table, m.loser)

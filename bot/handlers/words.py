@@ -75,6 +75,25 @@ def pair_names(tr: Tr, table: Table, pair: int) -> str:
     return tr("pair.names", a=seat_name(tr, table, a), b=seat_name(tr, table, b))
 
 
+def individual(table: Table) -> bool:
+    """Whether every person at the table keeps his own score (3-person ``sochi``): no fixed pairs."""
+    return len(table.seats) == 3
+
+
+def side_names(tr: Tr, table: Table, pair_of: tuple[int, ...], side: int) -> str:
+    """The names of one side of a deal whose sides are formed per deal (``sochi``): ``Аня`` alone,
+    or ``Борис и Вера``."""
+    names = [seat_name(tr, table, s) for s, p in enumerate(pair_of) if p == side]
+    if len(names) == 2:
+        return tr("pair.names", a=names[0], b=names[1])
+    return ", ".join(names)
+
+
+def people_names(tr: Tr, table: Table) -> str:
+    """Everyone at the table, in seat order: ``Аня, Борис, Вера``."""
+    return ", ".join(seat_name(tr, table, s) for s in range(len(table.seats)))
+
+
 def tally_text(penalty: int) -> str:
     """The shestyorki tally in text: six pairs of pips, ● uncovered, ○ still covered."""
     return " ".join(f"⚅{'●' * opened}{'○' * (3 - opened)}" for opened in tally(penalty))

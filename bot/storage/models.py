@@ -95,10 +95,19 @@ class MatchState(_Doc):
     current: dict[str, Any] | None = None
     #: A choice of several cards in progress in a player's DM (see :class:`Picking`).
     picking: Picking | None = None
+    #: Individual scores (3-person ``sochi``): each person's running penalty, by seat, and the goat(s)
+    #: once the match is over; empty in pair games (and in documents written before they existed).
+    scores: list[int] = Field(default_factory=list)
+    goats: list[int] = Field(default_factory=list)
 
 
 def _empty_seats() -> list[Seat | None]:
     return [None] * N_SEATS
+
+
+def seats_for(rules: dict[str, Any]) -> int:
+    """How many seats a table of ``rules`` (their JSON form) has: three for 3-person ``sochi``."""
+    return 3 if rules.get("preset") == "sochi" else N_SEATS
 
 
 class Table(_Doc):
@@ -145,7 +154,7 @@ class Table(_Doc):
 
     @property
     def full(self) -> bool:
-        """Whether all four seats are taken."""
+        """Whether every seat is taken."""
         return all(seat is not None for seat in self.seats)
 
     @property

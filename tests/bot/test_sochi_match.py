@@ -1,0 +1,170 @@
+"""3-person ``sochi`` in Telegram (RULES.md §5): a lobby of three seats, the talon face up on the table
+until the lone player takes it, the discard as a pick-two keyboard in his DM (a forged one refused in
+words), individual scores to the goat, and bot players filling seats."""
+
+from __future__ import annotations
+
+import random
+
+from bot.engine import Deal, Discard, Phase, view_for
+from bot.engine.cards import QUEEN_OF_CLUBS, Card
+from bot.handlers import game
+from bot.handlers.codec import Act, Sit
+from bot.handlers.services import Services
+from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
+from tests.bot.helpers import NAMES, buttons, inject, lobby, play_until, sit
+
+
+async def _pick_sochi(driver: Driver, group: SimGroup, creator: SimUser, message: StoredMessage) -> None:
+    await creator.tap(message, "Правила")
+    await group.wait_until(message, lambda m: any("на троих" in b["text"] for r in m.buttons for b in r))
+    await creator.tap(message, "сочинский на троих")
+    await group.wait_until(message, lambda m: "Сочинский на троих" in m.content)
+    await creator.tap(message, "Игра до: 12")  # a short match: to 6
+    await group.wait_until(message, lambda m: any(b["text"] == "Игра до: 6" for r in m.buttons for b in r))
+    await creator.tap(message, "Назад")
+    await group.wait_until(message, lambda m: any("Начать" in b["text"] for r in m.buttons for b in r))
+
+
+def _seat_buttons(message: StoredMessage) -> list[str]:
+    return [b["text"] for r in message.buttons for b in r if b["text"].startswith(("🪑", "Место"))]
+
+
+async def test_sochi_three_people_play_a_match_to_the_goat(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    users = [driver.add_user(name) for name in NAMES[:3]]
+    group = driver.add_group("Козлятник", users)
+    message = await lobby(driver, group, users[0])
+    await _pick_sochi(driver, group, users[0], message)
+    assert len(_seat_buttons(message)) == 3
+    assert "счёт у всех свой" in message.content and "Пара 1" not in message.content
+    for seat, user in enumerate(users):
+        await sit(user, message, seat, group)
+    await users[0].tap(message, "Начать")
+    await group.wait_until(message, lambda m: "Играют: Аня, Борис, Вера" in m.content)
+    # The talon lies face up on the table until the lone player has discarded, then who plays alone.
+    await group.wait_bot_message(lambda m: "Прикуп открыт" in m.content and "его берёт" in m.content)
+
+    def over() -> bool:
+        return any("Ещё партию" in b["text"] for m in group.bot_messages for r in m.buttons for b in r)
+
+    await play_until(driver, svc, users, over, rng=random.Random(7), max_taps=8000)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.status == "over" and table.match is not None
+    m = table.match
+    assert table.rules == {"preset": "sochi", "options": {"match_target": 6}}
+    assert len(m.scores) == 3 and m.goats and all(m.scores[g] >= 6 for g in m.goats)
+    assert m.loser is None and m.title is not None
+    # The match result names the goat(s) and every person's total.
+    final = next(x for x in group.bot_messages if "Ещё партию" in str(x.buttons))
+    assert "Козё" in final.content or "Козлы" in final.content
+    for seat, user in enumerate(users):
+        assert f"{user.name} {m.scores[seat]}" in final.content
+    # Every played deal's lone player discarded two cards, never the ♣Q.
+    discards = [mv for record in m.deals for mv in record["moves"] if "discard" in mv]
+    assert discards and all(len(mv["discard"]) == 2 and "QC" not in mv["discard"] for mv in discards)
+    # /score: one tally per person, as a picture with the names in its caption.
+    await users[0].send(group, "/score")
+    score = await group.wait_bot_message(lambda x: "у всех свой" in x.content)
+    assert all(u.name in score.content for u in users)
+    await driver.settle()
+    assert not driver.failed_calls(), driver.failed_calls()[:3]
+
+
+async def test_sochi_forged_discard_is_refused(app: object, driver: Driver, svc: Services) -> None:
+    users = [driver.add_user(name) for name in NAMES[:3]]
+    group = driver.add_group("Козлятник", users)
+    message = await lobby(driver, group, users[0])
+    await _pick_sochi(driver, group, users[0], message)
+    for seat, user in enumerate(users):
+        await sit(user, message, seat, group)
+    await users[0].tap(message, "Начать")
+    # Deal 1's lone player is to discard (or the talon held the ♣Q and the dealer deals again).
+
+    async def discarding() -> tuple[int, Deal] | None:
+        table = await svc.storage.load_table(group.id, None)
+        assert table is not None
+        deal = game.deal_of(table)
+        if deal is not None and deal.phase is Phase.DISCARD and deal.to_act is not None:
+            return deal.to_act, deal
+        return None
+
+    found = None
+    for _ in range(50):
+        found = await discarding()
+        if found is not None:
+            break
+        await driver.world.wait_change(0.5)
+    assert found is not None
+    lone, deal = found
+    user = users[lone]
+    hand = await user.dm.wait_bot_message(lambda x: "Снесите две карты" in x.content and bool(x.buttons))
+    labels = [label for label, _, _ in buttons(svc, hand)]
+    assert any(label.startswith("Снести: выбрано 0 из 2") for label in labels)
+    view = view_for(deal, lone)
+    others = [c for c in view.hand if c != QUEEN_OF_CLUBS]
+    template = next(b for _, b, _ in buttons(svc, hand))
+
+    def forged(cards: tuple[Card, ...]) -> str:
+        t = template
+        return svc.codec.data(t.chat_id, t.thread_id, t.table_id, t.deal_seq, Act(Discard(cards)))
+
+    # The ♣Q: refused in words, nothing changes.
+    assert QUEEN_OF_CLUBS in view.hand
+    inject(hand, forged((QUEEN_OF_CLUBS, others[0])))
+    tap = await user.tap(hand, data=forged((QUEEN_OF_CLUBS, others[0])))
+    assert tap.show_alert and tap.answer_text == "Даму треф сносить нельзя."
+    # Three cards: refused, exactly two.
+    data = forged(tuple(others[:3]))
+    inject(hand, data)
+    tap = await user.tap(hand, data=data)
+    assert tap.show_alert and tap.answer_text == "Снести нужно ровно две карты: выбрано 3."
+    # Someone else's forged discard: not their turn.
+    other = users[(lone + 1) % 3]
+    dm = await other.dm.wait_bot_message(lambda x: "раздача №" in x.content)
+    data = forged(tuple(others[:2]))
+    inject(dm, data)
+    tap = await other.tap(dm, data=data)
+    assert tap.show_alert
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None
+    after = game.deal_of(table)
+    assert after is not None and after.phase is Phase.DISCARD and after.to_act == lone
+
+
+async def test_sochi_bot_fills_an_empty_seat(app: object, driver: Driver, svc: Services) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    message = await lobby(driver, group, anya)
+    await sit(anya, message, 0, group)
+    await sit(boris, message, 3, group)  # seat 4: he stands up when the table has only three
+    await _pick_sochi(driver, group, anya, message)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and len(table.seats) == 3 and table.seat_of(boris.id) is None
+    assert "Борис" not in message.content
+    # A stale button for seat 4 is refused in words.
+    seat4 = svc.codec.data(group.id, None, table.table_id, 0, Sit(3))
+    shown = message.reply_markup
+    inject(message, seat4)
+    tap = await boris.tap(message, data=seat4)
+    assert tap.show_alert and tap.answer_text == "За этим столом такого места нет."
+    message.reply_markup = shown  # the client shows the lobby's own keyboard again
+    await sit(boris, message, 1, group)
+    await anya.tap(message, "Начать")
+    await group.wait_until(message, lambda m: "Свободно 1 место" in m.content)
+    await anya.tap(message, "с ботами")
+    await group.wait_until(message, lambda m: "Игра началась" in m.content)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.status == "playing"
+    assert table.seats[2] is not None and table.seats[2].is_bot
+    # The bot plays its part: the match goes on past the first deal.
+    users = [anya, boris]
+
+    def second_deal() -> bool:
+        return any("Раздача №2" in m.content or "раздача №2" in m.content for m in group.bot_messages)
+
+    await play_until(driver, svc, users, second_deal, rng=random.Random(2), max_taps=2000)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.match is not None
+    assert any(mv["seat"] == 2 for record in table.match.deals for mv in record["moves"])
