@@ -18,6 +18,10 @@ match's record alone (RULES.md §7), through :class:`~bot.stats.facts.MatchFacts
   penalty points after some deal (its running total that many above the opponents'; under
   ``score_winners`` that many below);
 * ``drivers`` — the person's pair won a match whose losers ended goats with drivers (14 and more).
+
+With individual scores (3-person ``sochi``) each person's own result counts: the goat is a person
+(everyone else won), "the pair" of a deal is the seat's side in that deal, a clean win is a match won
+at 0, and a comeback is measured against the best placed of the others.
 """
 
 from __future__ import annotations
@@ -48,9 +52,16 @@ class Seat:
         return self.facts.pair_of[self.seat]
 
     @property
+    def individual(self) -> bool:
+        """Every person kept their own score (3-person ``sochi``): the sides changed every deal."""
+        return self.facts.result is not None and "goats" in self.facts.result
+
+    @property
     def won(self) -> bool:
-        """The seat's pair won the match."""
+        """The seat's pair won the match (with individual scores: the person is no goat)."""
         assert self.facts.result is not None
+        if self.individual:
+            return self.seat not in self.facts.result["goats"]
         return bool(self.facts.result["loser"] == 1 - self.pair)
 
     def figure(self, name: str) -> int:
@@ -79,7 +90,8 @@ def all_tricks(s: Seat) -> bool:
         result = deal.result
         if result is None or result.void or "queen_caught" in result.events or not result.tricks:
             continue
-        if result.tricks_won[1 - s.pair] == 0 and result.tricks_won[s.pair] == len(result.tricks):
+        side = result.pair_of[s.seat]  # the seat's side in this deal (sochi forms them per deal)
+        if result.tricks_won[1 - side] == 0 and result.tricks_won[side] == len(result.tricks):
             return True
     return False
 
@@ -95,7 +107,10 @@ def _winners_score(s: Seat) -> bool:
 
 
 def _behind(s: Seat, totals: list[int]) -> int:
-    """How many points closer to losing than the opponents the pair is at ``totals``."""
+    """How many points closer to losing than the opponents the pair is at ``totals`` (individual
+    scores: than the best placed of the others)."""
+    if s.individual:
+        return totals[s.seat] - min(t for i, t in enumerate(totals) if i != s.seat)
     mine, theirs = totals[s.pair], totals[1 - s.pair]
     return theirs - mine if _winners_score(s) else mine - theirs
 
@@ -103,6 +118,8 @@ def _behind(s: Seat, totals: list[int]) -> int:
 def clean_win(s: Seat) -> bool:
     """The pair won without a penalty point (``score_winners``: the opponents never scored)."""
     assert s.facts.result is not None
+    if s.individual:
+        return s.won and s.facts.result["scores"][s.seat] == 0
     penalty = s.facts.result["penalty"]
     return s.won and penalty[1 - s.pair if _winners_score(s) else s.pair] == 0
 
@@ -138,7 +155,7 @@ ACHIEVEMENTS = tuple(RULES)
 def earned_in(facts: MatchFacts, meta: Meta) -> dict[str, list[str]]:
     """Per person (standings key, ``u<id>``): the achievements the match shows, in their order."""
     out: dict[str, list[str]] = {}
-    if facts.result is None or facts.result.get("loser") is None:
+    if facts.result is None or (facts.result.get("loser") is None and not facts.result.get("goats")):
         return out
     for i, player in enumerate(meta.seats):
         if not player.is_person or player.user_id is None:

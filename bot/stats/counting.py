@@ -92,9 +92,11 @@ async def _count_people(storage: Storage, meta: Meta, facts: MatchFacts) -> None
             continue
         won, partner = facts.outcome[key]
         counts = {f: n for f, n in facts.figures[key].items() if n}
-        counts[f"partner|{partner}|n"] = 1
-        counts[f"partner|{partner}|won"] = int(won)
-        values = {"name": player.name, f"name|{partner}": facts.names.get(partner, "")}
+        values = {"name": player.name}
+        if partner is not None:  # individual scores: no partner for the whole match
+            counts[f"partner|{partner}|n"] = 1
+            counts[f"partner|{partner}|won"] = int(won)
+            values[f"name|{partner}"] = facts.names.get(partner, "")
         await storage.count_person(
             player.user_id, f"{meta.chat_id}:{meta.id}", at=meta.at, won=won, counts=counts, values=values
         )

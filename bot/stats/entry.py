@@ -102,7 +102,7 @@ def entry_of(table: Table, *, at: float) -> dict[str, Any]:
         chat_title=table.chat_title,
         at=at,
         seats=seats,
-        finished=match is not None and match.loser is not None,
+        finished=match is not None and (match.loser is not None or bool(match.goats)),
     )
     return make_entry(record, meta)
 

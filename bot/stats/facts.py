@@ -32,8 +32,9 @@ class MatchFacts:
     #: (key, key) sorted, and whether the pair won the match.
     pairs: list[tuple[str, str, bool]] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
-    #: Per person: won the match (for the streak), and the partner's key.
-    outcome: dict[str, tuple[bool, str]] = field(default_factory=dict)
+    #: Per person: won the match (for the streak), and the partner's key (None with individual scores:
+    #: partnerships formed for one deal are no pair).
+    outcome: dict[str, tuple[bool, str | None]] = field(default_factory=dict)
     #: The match's result as ``python -m bot.engine.replay`` prints it (None for a stopped match).
     result: dict[str, Any] | None = None
     #: The rules it was played by, its deals replayed and each seat's pair (for
@@ -44,10 +45,14 @@ class MatchFacts:
 
 
 def facts_of(entry: dict[str, Any], meta: Meta) -> MatchFacts:
-    """The figures of a finished match (empty for a stopped one, or one without four seats)."""
+    """The figures of a finished match (empty for a stopped one, or one without a seat per player)."""
     out = MatchFacts()
     record = record_of(entry)
-    if not meta.finished or len(meta.seats) != 4 or not record.get("deals"):
+    if not meta.finished or not record.get("deals"):
+        return out
+    if len(meta.seats) == 3 == Rules.parse(record["rules"]).seats:
+        return _individual_facts(record, meta)
+    if len(meta.seats) != 4:
         return out
     result = match_result(record)
     loser = result["loser"]
@@ -79,6 +84,31 @@ def facts_of(entry: dict[str, Any], meta: Meta) -> MatchFacts:
         for me, partner in ((pa, pb), (pb, pa)):
             if me.is_person:
                 out.outcome[me.key] = (won, partner.key)
+    return out
+
+
+def _individual_facts(record: dict[str, Any], meta: Meta) -> MatchFacts:
+    """:func:`facts_of` with individual scores (3-person ``sochi``, person = seat): each person's own
+    result — a goat is a person, everyone else won — and no pairs (the sides change every deal)."""
+    out = MatchFacts()
+    result = match_result(record)
+    goats = result.get("goats") or []
+    if not goats:
+        return out
+    rules = Rules.parse(record["rules"])
+    deals = [replay_deal(d, rules) for d in record["deals"]]
+    out.result, out.rules, out.deals = result, rules, deals
+    for s, player in enumerate(meta.seats):
+        f = dict.fromkeys(FIGURES, 0)
+        goat = s in goats
+        f["played"], f["won"], f["goat"] = 1, int(not goat), int(goat)
+        f["drivers"] = int(goat and result["title"] == GOAT_WITH_DRIVERS)
+        for deal in deals:
+            _count_deal(deal, s, f)  # each deal's own sides (Deal.pair_of)
+        _add(out.figures.setdefault(player.key, dict.fromkeys(FIGURES, 0)), f)
+        out.names[player.key] = player.name
+        if player.is_person:
+            out.outcome[player.key] = (not goat, None)
     return out
 
 
