@@ -194,6 +194,9 @@ def _pick_keyboard(
         if c in pickable:
             mark = PICKED_MARK if c in chosen else PICKABLE_MARK
             cards.append(button(mark + card_text(tr, c), Tick(c)))
+        elif view.phase is Phase.DISCARD:
+            # The ♣Q never goes: a tap on it is answered why (bot/handlers/play.py, pick_tap).
+            cards.append(button(card_text(tr, c), Tick(c)))
         else:
             cards.append(button(card_text(tr, c), Held(c)))
     rows = [cards[i : i + CARDS_PER_ROW] for i in range(0, len(cards), CARDS_PER_ROW)]
@@ -221,7 +224,8 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
     ]
     if individual(table):
         lines.append(sochi_view.hand_score_line(tr, table, deal, seat))
-        lines.extend(sochi_view.talon_lines(tr, table, deal))
+        # The DM's score line says whom the person plays with: only the talon, while it lies open.
+        lines.extend(sochi_view.talon_lines(tr, table, deal, lone_line=False))
         partner = ""
     else:
         us, them = seat % 2, 1 - seat % 2

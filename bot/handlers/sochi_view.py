@@ -34,9 +34,9 @@ def scores_line(tr: Tr, table: Table, scores: list[int]) -> str:
     return tr("sochi.scores", scores=each)
 
 
-def talon_lines(tr: Tr, table: Table, deal: Deal) -> list[str]:
-    """The talon face up until the lone player has taken it (his discard made), and who plays alone
-    this deal with the tricks of each side."""
+def talon_lines(tr: Tr, table: Table, deal: Deal, *, lone_line: bool = True) -> list[str]:
+    """The talon face up until the lone player has taken it (his discard made), and (``lone_line``)
+    who plays alone this deal with the tricks of each side."""
     t = deal.talon
     if not t.talon:
         return []
@@ -46,6 +46,8 @@ def talon_lines(tr: Tr, table: Table, deal: Deal) -> list[str]:
     lines = []
     if deal.phase is Phase.DISCARD:
         lines.append(tr("sochi.talon_taking", cards=cards_text(tr, t.talon), name=lone))
+    if not lone_line:
+        return lines
     lines.append(
         tr(
             "sochi.lone",

@@ -72,7 +72,9 @@ async def test_sochi_three_people_play_a_match_to_the_goat(
     assert not driver.failed_calls(), driver.failed_calls()[:3]
 
 
-async def test_sochi_forged_discard_is_refused(app: object, driver: Driver, svc: Services) -> None:
+async def test_sochi_discard_never_the_queen_and_exactly_two_forged_refused(
+    app: object, driver: Driver, svc: Services
+) -> None:
     users = [driver.add_user(name) for name in NAMES[:3]]
     group = driver.add_group("Козлятник", users)
     message = await lobby(driver, group, users[0])
@@ -110,8 +112,13 @@ async def test_sochi_forged_discard_is_refused(app: object, driver: Driver, svc:
         t = template
         return svc.codec.data(t.chat_id, t.thread_id, t.table_id, t.deal_seq, Act(Discard(cards)))
 
-    # The ♣Q: refused in words, nothing changes.
+    # The ♣Q on the keyboard, and confirming before two are ticked: answered in words.
     assert QUEEN_OF_CLUBS in view.hand
+    tap = await user.tap(hand, "Д♣")
+    assert tap.show_alert and tap.answer_text == "Даму треф сносить нельзя."
+    tap = await user.tap(hand, "Снести: выбрано 0 из 2")
+    assert tap.show_alert and tap.answer_text == "Снести нужно ровно две карты: выбрано 0."
+    # A forged discard with the ♣Q: refused in words, nothing changes.
     inject(hand, forged((QUEEN_OF_CLUBS, others[0])))
     tap = await user.tap(hand, data=forged((QUEEN_OF_CLUBS, others[0])))
     assert tap.show_alert and tap.answer_text == "Даму треф сносить нельзя."
