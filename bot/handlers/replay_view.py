@@ -18,12 +18,13 @@ from bot.engine.cards import Card, Suit
 from bot.engine.errors import RecordError
 from bot.engine.record import replay_deal
 from bot.engine.rules import Rules
+from bot.handlers import sochi_view
 from bot.handlers.codec import Codec, View
 from bot.handlers.game import replay
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
 from bot.handlers.table_view import trick_line
-from bot.handlers.words import cards_text, pair_names, seat_name, suit_text
+from bot.handlers.words import cards_text, individual, pair_names, seat_name, suit_text
 from bot.stats.entry import entry_id, meta_of
 from bot.storage import Seat, Table
 
@@ -67,8 +68,9 @@ def table_of(entry: dict[str, Any], tr: Tr) -> Table:
     """A stand-in table naming the entry's players, for the shared views (seat and pair names)."""
     meta = meta_of(entry)
     seats: list[Seat | None] = []
-    for i in range(4):
-        player = meta.seats[i] if meta is not None and len(meta.seats) == 4 else None
+    n = Rules.parse(entry["rules"]).seats  # three in sochi
+    for i in range(n):
+        player = meta.seats[i] if meta is not None and len(meta.seats) == n else None
         if player is None:
             seats.append(Seat(kind="human", name=tr("replay.seat", n=i + 1)))
         else:
@@ -128,9 +130,11 @@ def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: 
     if step == steps.last:  # the deal is over: every hand as play began
         now = replay({**record, "moves": moves[: steps.cuts[0]]}, rules)
     lines += ["", tr("replay.hands_start" if step == steps.last else "replay.hands")]
-    for seat in range(4):
+    for seat in range(len(table.seats)):
         lines.append(f"{seat_name(tr, table, seat)}: {cards_text(tr, now.hand(seat)) or '—'}")
-    if step == steps.last:
+    if step == steps.last and individual(table) and not result.void:  # sides formed for this deal
+        lines += ["", sochi_view.replay_result_line(tr, table, result)]
+    elif step == steps.last:
         lines += ["", _result_line(tr, table, result.points, result.penalty, result.void)]
         lines.extend(tr(f"event.{e}") for e in result.events if tr.has(f"event.{e}") and e != "swap")
     return Content(

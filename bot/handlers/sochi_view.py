@@ -8,6 +8,8 @@ side's names come from the deal, never from fixed pairs; the match's figures are
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.engine import GOAT_WITH_DRIVERS, Deal, DealResult, Phase
 from bot.handlers.game import replay
 from bot.handlers.i18n import Tr
@@ -122,3 +124,27 @@ def hand_score_line(tr: Tr, table: Table, deal: Deal, seat: int) -> str:
     return tr(
         "sochi.hand_with", scores=score, partner=seat_name(tr, table, mate), lone=seat_name(tr, table, lone)
     )
+
+
+def replay_result_line(tr: Tr, table: Table, result: DealResult) -> str:
+    """The replay viewer's last step of a sochi deal: points and penalty by this deal's sides."""
+    return tr(
+        "replay.result",
+        a=side_names(tr, table, result.pair_of, 0),
+        b=side_names(tr, table, result.pair_of, 1),
+        pa=result.points[0],
+        pb=result.points[1],
+        qa=result.penalty[0],
+        qb=result.penalty[1],
+    )
+
+
+def history_result(tr: Tr, table: Table, result: dict[str, Any]) -> str:
+    """/history's result of a sochi match (its result JSON): the goat(s) and everyone's total."""
+    goats = result.get("goats") or []
+    if not goats:
+        return tr("history.stopped")
+    names = ", ".join(seat_name(tr, table, g) for g in goats)
+    totals = ":".join(str(n) for n in result["scores"])
+    key = "history.sochi_goat_drivers" if result["title"] == GOAT_WITH_DRIVERS else "history.sochi_goat"
+    return tr.n(key, len(goats), names=names, scores=totals)

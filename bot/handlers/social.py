@@ -12,6 +12,7 @@ from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, 
 
 from bot.engine.errors import RecordError
 from bot.engine.record import dumps, match_result
+from bot.handlers import sochi_view
 from bot.handlers.codec import Button, Export, Top, View
 from bot.handlers.common import Context, chat_tr, services, thread_of, user_tr
 from bot.handlers.game import Refusal
@@ -20,7 +21,7 @@ from bot.handlers.outbox import Content, Sent
 from bot.handlers.replay_view import Unfinished, table_of, view_content
 from bot.handlers.services import Services
 from bot.handlers.standings_view import personal_text, standings_png, standings_text
-from bot.handlers.words import pair_names
+from bot.handlers.words import individual, pair_names, people_names
 from bot.stats.counting import month_of
 from bot.stats.entry import entry_id, meta_of, record_of
 from bot.stats.standings import personal_of, standings_of
@@ -116,6 +117,8 @@ def _result(tr: Tr, entry: dict[str, Any]) -> str:
         result = match_result(record_of(entry))
     except RecordError:
         return tr("history.stopped")
+    if "goats" in result:  # individual scores (sochi): the goat(s) and every person's total
+        return sochi_view.history_result(tr, table, result)
     if result["loser"] is None:
         return tr("history.stopped")
     key = "history.goat_drivers" if result["title"] == "goat_with_drivers" else "history.goat"
@@ -138,7 +141,11 @@ async def history(update: Update, context: Context) -> None:
     for n, entry in enumerate(entries, 1):
         meta = meta_of(entry)
         table = table_of(entry, tr)
-        players = tr("history.players", a=pair_names(tr, table, 0), b=pair_names(tr, table, 1))
+        players = (
+            people_names(tr, table)
+            if individual(table)
+            else tr("history.players", a=pair_names(tr, table, 0), b=pair_names(tr, table, 1))
+        )
         when = _when(meta.at) if meta is not None else "—"
         lines.append(
             tr(

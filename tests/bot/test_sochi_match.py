@@ -68,6 +68,21 @@ async def test_sochi_three_people_play_a_match_to_the_goat(
     await users[0].send(group, "/score")
     score = await group.wait_bot_message(lambda x: "у всех свой" in x.content)
     assert all(u.name in score.content for u in users)
+    assert score.photo_file_id is not None
+    # /history names the three people, the goat(s) and the totals; the viewer shows three hands and
+    # a played deal's result by its sides.
+    await users[0].send(group, "/history")
+    listing = await group.wait_text("Последние партии")
+    totals = ":".join(str(n) for n in m.scores)
+    assert "Аня, Борис, Вера" in listing.content and f"({totals})" in listing.content
+    await users[0].tap(listing, "Просмотр 1")
+    viewer = await group.wait_bot_message(lambda x: "Просмотр" in x.content and "шаг 0" in x.content)
+    assert all(f"{u.name}: " in viewer.content for u in users)
+    # /stats: the goat's own result, no partner of a whole match.
+    goat = users[m.goats[0]]
+    await goat.send(group, "/stats")
+    mine = await group.wait_text(f"Статистика: {goat.name}")
+    assert "Партий: 1" in mine.content and "в паре с" not in mine.content
     await driver.settle()
     assert not driver.failed_calls(), driver.failed_calls()[:3]
 
