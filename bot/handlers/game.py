@@ -186,6 +186,7 @@ def play(table: Table, built: Deal | None, seat: int, action: Action, rng: rando
         )
     table.table_message_id = None
     table.hand_messages = {}
+    table.pushed = {}
     table.dm_failed = []
     rules = deal.rules
     match = match_of(table, rules)

@@ -241,6 +241,7 @@ async def rematch_tap(update: Update, button: Button, svc: Services) -> None:
         table.match = MatchState(first_dealer=0, dealer=0)
         table.table_message_id = None
         table.hand_messages = {}
+        table.pushed = {}
         table.dm_failed = []
         table.pending_summaries = []  # indices into the finished match's deals
         return c.start(random.Random(bits))

@@ -11,13 +11,15 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.engine import Phase
+from bot.engine import Deal, Phase
 from bot.handlers.codec import Link
 from bot.handlers.core import Core, TableKey, key_of
 from bot.handlers.game import FinishedDeal, Progress
@@ -30,7 +32,7 @@ from bot.handlers.usecase import Snapshot, Tables
 from bot.handlers.words import seat_name
 from bot.storage import Seat, Table
 
-__all__ = ["Presenter", "key_of", "message_chat"]
+__all__ = ["Presenter", "key_of", "message_chat", "push_due"]
 
 _LOG = logging.getLogger(__name__)
 LANG_CACHE_SECONDS = 30.0
@@ -70,6 +72,8 @@ class Presenter:
         self._gone: OrderedDict[TableKey, tuple[str, int]] = OrderedDict()
         #: (table id, deal index) of the summaries shown by this process (each is shown once).
         self._summarized: OrderedDict[tuple[str, int], None] = OrderedDict()
+        #: (table id, seat) whose hand is being sent anew (see :meth:`_push`), with the moves made then.
+        self._pushing: dict[tuple[str, int], int] = {}
         #: Tasks waiting for summary edits to be confirmed (see :meth:`_summarize`).
         self._confirming: set[asyncio.Task[None]] = set()
 
@@ -230,6 +234,7 @@ class Presenter:
             return
         seq = table.match.deal_seq
         content = live_content(tr, table, deal)
+        pushes: list[Coroutine[Any, Any, None]] = []
         if table.table_message_id is None:
             self._queued(view)
             sent = await outbox.send(table.chat_id, content, thread_id=table.thread_id)
@@ -248,7 +253,13 @@ class Presenter:
             utr = await self.user_tr(person)
             hand = hand_content(utr, codec, table, deal, seat)
             hand_id = table.hand_messages.get(seat)
-            if hand_id is not None:
+            if (table.table_id, seat) in self._pushing:
+                continue  # its hand is on its way as a new message; shown again once it is there
+            if hand_id is not None and push_due(table, deal, seat):
+                self._pushing[(table.table_id, seat)] = len(deal.moves)
+                turn = (table.table_id, seq, len(deal.moves), seat)
+                pushes.append(self._push(key, turn, person.user_id, hand_id, hand))
+            elif hand_id is not None:
                 # The player to act, and the one who just acted, get every change at once; the others'
                 # DMs may catch up a few seconds later.
                 just_acted = bool(deal.moves) and deal.moves[-1][0] == seat
@@ -260,7 +271,10 @@ class Presenter:
                 if sent.forbidden and not sent.blocked:  # a block is bot/handlers/faults.py's
                     await self._dm_failed(key, seq, seat, tr)
                 elif sent.message_id is not None:
-                    await self._remember(key, seq, sent.message_id, seat, utr)
+                    await self._remember(key, seq, sent.message_id, seat, utr, moves=len(deal.moves))
+        if pushes:
+            self._queued(view)
+            await asyncio.gather(*pushes)
 
     def _queued(self, view: _View) -> None:
         """The render has queued what it can without waiting for Telegram: time the updates behind it."""
@@ -326,8 +340,11 @@ class Presenter:
                 _LOG.exception("could not confirm the summary of table %s", key)
                 return
 
-    async def _remember(self, key: TableKey, seq: int, message_id: int, seat: int | None, tr: Tr) -> None:
-        """Store a new message's id in the table, unless its deal has ended meanwhile."""
+    async def _remember(
+        self, key: TableKey, seq: int, message_id: int, seat: int | None, tr: Tr, *, moves: int = 0
+    ) -> None:
+        """Store a new message's id in the table (a hand's: sent at ``moves``), unless its deal has
+        ended meanwhile."""
 
         def change(table: Table | None) -> bool:
             if (
@@ -341,6 +358,7 @@ class Presenter:
                 table.table_message_id = message_id
             else:
                 table.hand_messages[seat] = message_id
+                table.pushed[seat] = moves
             return True
 
         pause = STORAGE_RETRY
@@ -361,6 +379,63 @@ class Presenter:
         elif snap is not None:
             self.show(snap)
 
+    async def _push(
+        self, key: TableKey, turn: tuple[str, int, int, int], user_id: int, old_id: int, hand: Content
+    ) -> None:
+        """A decision came due: the hand goes as a new message (Telegram notifies of it, not of an
+        edit) and the old one is deleted, so the chat keeps one hand. ``turn``: (table id, deal
+        sequence, moves made, seat)."""
+        try:
+            snap = await self._repoint(key, turn, user_id, old_id, hand)
+        finally:
+            self._pushing.pop((turn[0], turn[3]), None)
+            # Changes while it was on its way were not shown in this DM: the render goes round again.
+            view = self._views.get(key)
+            if view is not None:
+                view.dirty = True
+        if snap is not None:
+            self.show(snap)
+
+    async def _repoint(
+        self, key: TableKey, turn: tuple[str, int, int, int], user_id: int, old_id: int, hand: Content
+    ) -> Snapshot | None:
+        """Send the hand anew and store the new message's id in place of ``old_id``; delete the one
+        no longer the seat's."""
+        table_id, seq, moves, seat = turn
+        outbox = self.core.outbox
+        sent = await outbox.send(user_id, hand)
+        new_id = sent.message_id
+        if new_id is None:
+            # Not sent (or not known to be: a timed-out send is not repeated): edit the old one.
+            outbox.edit(user_id, old_id, hand)
+            return None
+
+        def change(table: Table | None) -> bool:
+            if (
+                table is None
+                or table.table_id != table_id
+                or table.match is None
+                or table.match.deal_seq != seq
+                or table.hand_messages.get(seat) != old_id
+            ):
+                return False
+            table.hand_messages[seat] = new_id
+            table.pushed[seat] = moves
+            return True
+
+        pause = STORAGE_RETRY
+        while True:
+            try:
+                snap, ok = await self.usecase.run(key, lambda c: change(c.table))
+                break
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                _LOG.warning("remembering the hand of table %s waits for storage: %s", key, e)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, STORAGE_RETRY_CAP)
+        # The deal ended (or the seat changed hands) meanwhile: the old message tells how it ended.
+        outbox.delete(user_id, old_id if ok else new_id)
+        return snap
+
     async def _dm_failed(self, key: TableKey, seq: int, seat: int, tr: Tr) -> None:
         """The player blocked the bot or never started it: tell the group once, with a way to fix it."""
 
@@ -378,6 +453,19 @@ class Presenter:
         markup = InlineKeyboardMarkup([[InlineKeyboardButton(tr("btn.open_bot"), url=link)]])
         text = tr("dm.forbidden", name=seat_name(tr, table, seat, mention=True))
         await self.core.outbox.send(table.chat_id, Content(text, markup), thread_id=table.thread_id)
+
+
+def push_due(table: Table, deal: Deal, seat: int) -> bool:
+    """Whether ``seat``'s hand is sent again as a new message, to notify its person of a decision.
+
+    When the decision is theirs and came after someone else's move (the person waited), once per
+    decision. Not when their own move came just before (they are looking at the hand: the lead
+    after their card won the trick, classic's exchange right after their brag), nor at the deal's
+    first decision (the hand has just arrived as a new message), nor for a seat the bot plays.
+    """
+    if deal.to_act != seat or seat in table.away or not deal.moves or deal.moves[-1][0] == seat:
+        return False
+    return table.pushed.get(seat) != len(deal.moves)
 
 
 def message_chat(table: Table | None, seat: int) -> int | None:

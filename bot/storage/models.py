@@ -121,6 +121,10 @@ class Table(_Doc):
     table_message_id: int | None = None
     #: Each human seat's hand message of the current deal, by seat number.
     hand_messages: dict[int, int] = Field(default_factory=dict)
+    #: Each human seat's count of the deal's moves when its hand message was sent (a new message
+    #: notifies, an edit does not: bot/handlers/presenter.py sends the hand again when a decision
+    #: comes due after others' moves).
+    pushed: dict[int, int] = Field(default_factory=dict)
     #: Seats whose DM failed this deal (the group has been told once).
     dm_failed: list[int] = Field(default_factory=list)
     #: Finished deals of this match whose summary edits are not confirmed yet (a restart does them).

@@ -1,0 +1,100 @@
+"""Turn notifications (issue 20, item 1): a decision that comes due after others' moves reaches the
+person as a new message (Telegram notifies of new messages, not of edits), once per decision."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from collections import Counter
+from collections.abc import Callable
+
+from bot.handlers.hand_view import as_a_person_picks
+from bot.handlers.services import Services
+from bot.sandbox import Driver, SimGroup, SimUser
+from tests.bot.helpers import buttons, start_game
+
+DEAL_NO = re.compile(r"раздача №(\d+) ·")
+
+
+async def play_hands(
+    driver: Driver,
+    svc: Services,
+    group: SimGroup,
+    users: list[SimUser],
+    done: Callable[[], bool],
+    rng: random.Random,
+) -> None:
+    """Each person taps only the hand message the table holds for their seat (never a deleted or a
+    replaced one), as a person does who opens the newest message."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while not done():
+        assert loop.time() < deadline, "the match does not end"
+        table = await svc.storage.load_table(group.id, None)
+        assert table is not None
+        tapped = False
+        for seat, user in enumerate(users):
+            message = next(
+                (m for m in user.dm.bot_messages if m.message_id == table.hand_messages.get(seat)), None
+            )
+            if message is None or table.status != "playing":
+                continue
+            found = [
+                (label, data, b.payload)
+                for label, b, data in buttons(svc, message)
+                if b.payload.startswith("A") or b.payload[:1] == "C" != b.payload
+            ]
+            picks = as_a_person_picks(found)
+            if not picks:
+                continue
+            _, data = rng.choice(picks)
+            version = driver.world.version
+            tap = await user.tap(message, data=data)
+            tapped = tapped or not tap.show_alert or driver.world.version != version
+        if not tapped:
+            await driver.world.wait_change(0.2)
+        else:
+            deadline = loop.time() + 60
+
+
+def expected_pushes(moves: list[int], seat: int) -> int:
+    """The hand sent at the deal's start, and once more per decision of ``seat`` that followed
+    another seat's move."""
+    return 1 + sum(1 for i in range(1, len(moves)) if moves[i] == seat and moves[i - 1] != seat)
+
+
+async def test_a_decision_due_after_others_moves_is_sent_as_a_new_message_once(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    await start_game(driver, group, [anya, boris])
+
+    def over() -> bool:
+        return any("Ещё партию" in b["text"] for m in group.bot_messages for r in m.buttons for b in r)
+
+    await play_hands(driver, svc, group, [anya, boris], over, random.Random(5))
+    await svc.driver.idle()
+    await svc.presenter.idle()
+    await svc.outbox.drain()
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.match is not None and table.status == "over"
+
+    sends = [c for c in driver.calls("sendMessage") if c.ok]
+    for seat, user in enumerate((anya, boris)):
+        # The notifying messages: new messages in the person's DM, counted per deal.
+        got = Counter(
+            int(found.group(1))
+            for c in sends
+            if c.chat_id == user.id and (found := DEAL_NO.search(str(c.params.get("text", ""))))
+        )
+        want: Counter[int] = Counter()
+        for deal in table.match.deals:
+            want[deal.get("deal_no", 1)] += expected_pushes([m["seat"] for m in deal["moves"]], seat)
+        assert got == want, (user.name, got, want)
+        # Each push replaced the hand: one hand message (live or over) per deal is left in the chat.
+        hands = [m for m in user.dm.bot_messages if "раздача №" in m.content]
+        assert len(hands) <= len(table.match.deals)
+    # The group gets no extra message for it: none of these sends went there.
+    assert not any(DEAL_NO.search(str(c.params.get("text", ""))) for c in sends if c.chat_id == group.id)
