@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from bot.handlers.game import FinishedDeal, Progress
 from bot.handlers.hand_view import finished_hand_content, hand_content
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.lobby_view import lobby_content
-from bot.handlers.outbox import Content
+from bot.handlers.outbox import Content, Sent
 from bot.handlers.table_view import live_content, summary_content
 from bot.handlers.usecase import Snapshot, Tables
 from bot.handlers.words import seat_name
@@ -74,6 +74,8 @@ class Presenter:
         self._summarized: OrderedDict[tuple[str, int], None] = OrderedDict()
         #: (table id, seat) whose hand is being sent anew (see :meth:`_push`), with the moves made then.
         self._pushing: dict[tuple[str, int], int] = {}
+        #: (table, person): the hand message of their last finished deal there ("deal N is over").
+        self._over: OrderedDict[tuple[TableKey, int], int] = OrderedDict()
         #: Tasks waiting for summary edits to be confirmed (see :meth:`_summarize`).
         self._confirming: set[asyncio.Task[None]] = set()
 
@@ -284,11 +286,17 @@ class Presenter:
             view.taken.clear()
 
     async def _summarize(self, key: TableKey, table: Table, fin: FinishedDeal, tr: Tr) -> None:
-        """Show a finished deal's summary in its messages, once; then drop its pending mark.
+        """Show a finished deal's summary, once; then drop its pending mark.
 
-        The edits are confirmed in a task of their own (a group edit may wait seconds for its turn);
+        The summary goes to the group as a new message (Telegram notifies of it; at the match's end
+        it carries the goat, so nothing of the match comes below it) and the deal's table message is
+        deleted: the summary tells its tricks. Each hand message says the deal is over, and the one
+        of the deal before goes, so a private chat keeps one such line per table.
+
+        The calls are confirmed in a task of their own (a group call may wait seconds for its turn);
         only then is the deal's :class:`PendingSummary` dropped from the stored table, so a process
-        killed before that leaves the next start to show the summary.
+        killed before that leaves the next start to show the summary (sent again if the kill came
+        between the send and the confirmation).
         """
         done = (table.table_id, fin.index)
         if done in self._summarized:
@@ -296,31 +304,35 @@ class Presenter:
         self._summarized[done] = None
         while len(self._summarized) > GONE_KEPT:
             self._summarized.popitem(last=False)
-        edits: list[tuple[int, int, Content]] = []
+        outbox = self.core.outbox
+        # Queued now, ahead of the next deal's messages; the task only waits for them.
+        calls: list[Awaitable[Sent]] = []
+        content = summary_content(tr, self.core.codec, table, fin.index)
+        calls.append(outbox.post(table.chat_id, content, thread_id=table.thread_id))
         if fin.table_message_id is not None:
-            content = summary_content(tr, self.core.codec, table, fin.index)
-            edits.append((table.chat_id, fin.table_message_id, content))
+            calls.append(outbox.delete(table.chat_id, fin.table_message_id))
         for seat, message_id in fin.hand_messages.items():
             person = table.seats[seat]
             if person is not None and person.user_id is not None:
                 deal_no = table.match.deals[fin.index].get("deal_no", 1) if table.match else 1
-                content = finished_hand_content(await self.user_tr(person), table, deal_no)
-                edits.append((person.user_id, message_id, content))
-        for chat_id, message_id, content in edits:
-            # Queued now, ahead of the next deal's messages; the task only waits for them.
-            self.core.outbox.edit(chat_id, message_id, content)
+                over = finished_hand_content(await self.user_tr(person), table, deal_no)
+                calls.append(outbox.edited(person.user_id, message_id, over))
+                before = self._over.pop((key, person.user_id), None)
+                if before is not None and before != message_id:
+                    outbox.delete(person.user_id, before)
+                self._over[(key, person.user_id)] = message_id
+                while len(self._over) > GONE_KEPT:
+                    self._over.popitem(last=False)
         task = asyncio.create_task(
-            self._confirm(key, table.table_id, fin.index, edits), name=f"summary {key} {fin.index}"
+            self._confirm(key, table.table_id, fin.index, calls), name=f"summary {key} {fin.index}"
         )
         self._confirming.add(task)
         task.add_done_callback(self._confirming.discard)
 
-    async def _confirm(
-        self, key: TableKey, table_id: str, index: int, edits: list[tuple[int, int, Content]]
-    ) -> None:
-        """Wait for a summary's edits, then drop its pending mark from the stored table."""
-        # A refused edit counts as done: trying it again after a restart would not help.
-        await asyncio.gather(*(self.core.outbox.edited(*edit) for edit in edits))
+    async def _confirm(self, key: TableKey, table_id: str, index: int, calls: list[Awaitable[Sent]]) -> None:
+        """Wait for a summary's calls, then drop its pending mark from the stored table."""
+        # A refused call counts as done: trying it again after a restart would not help.
+        await asyncio.gather(*calls)
 
         def change(table: Table | None) -> None:
             if table is not None and table.table_id == table_id:
@@ -336,7 +348,7 @@ class Presenter:
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, STORAGE_RETRY_CAP)
             except Exception:
-                # The mark stays: the next start shows the summary again ("not modified" if shown).
+                # The mark stays: the next start shows the summary again.
                 _LOG.exception("could not confirm the summary of table %s", key)
                 return
 

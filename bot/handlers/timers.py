@@ -404,7 +404,8 @@ class Timers:
         assert after is not None
         _, notice = outcome
         await self.tables.publish(after)
-        if notice is not None:
+        # The match's end is its last message: a timeout that ended it is not told below the goat.
+        if notice is not None and after.table.status == "playing":
             await self._tell(table, timer.seat, notice)
 
     async def _held(self, table: Table | None, timer: TimerId, span: float) -> bool:

@@ -146,9 +146,13 @@ async def test_one_person_with_three_bot_players(app: object, driver: Driver, sv
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.status == "over"
     assert [s is not None and s.is_bot for s in table.seats] == [False, True, True, True]
-    # Her DM got one hand message per deal, each ending as "deal over".
+    # Her DM got one hand message per deal, each ending as "deal over" and deleted when the next one
+    # ended: only the last deal's is left (issue 20, item 6: no pile of "deal N is over").
+    assert len(table.match.deals) >= 2 if table.match else False
+    await svc.presenter.idle()
+    await svc.outbox.drain()
     hands = [m for m in anya.dm.bot_messages if "раздача №" in m.content]
-    assert len(hands) >= 2 and all(m.buttons == [] for m in hands)
+    assert len(hands) == 1 and "окончена" in hands[0].content and hands[0].buttons == []
 
 
 async def test_rematch_starts_a_new_match_at_the_same_table(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from bot.handlers.hand_view import as_a_person_picks
 from bot.handlers.services import Services
 from bot.sandbox import Driver, SimGroup, SimUser
+from bot.storage import Table
 from tests.bot.helpers import buttons, start_game
 
 DEAL_NO = re.compile(r"раздача №(\d+) ·")
@@ -60,13 +61,13 @@ async def play_hands(
 
 def expected_pushes(moves: list[int], seat: int) -> int:
     """The hand sent at the deal's start, and once more per decision of ``seat`` that followed
-    another seat's move."""
+    another seat's move; none for a deal void as dealt (its hands are never sent)."""
+    if not moves:
+        return 0
     return 1 + sum(1 for i in range(1, len(moves)) if moves[i] == seat and moves[i - 1] != seat)
 
 
-async def test_a_decision_due_after_others_moves_is_sent_as_a_new_message_once(
-    app: object, driver: Driver, svc: Services
-) -> None:
+async def _two_people_play_a_match(driver: Driver, svc: Services) -> tuple[SimGroup, list[SimUser], Table]:
     anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
     group = driver.add_group("Козлятник", [anya, boris])
     await start_game(driver, group, [anya, boris])
@@ -80,9 +81,16 @@ async def test_a_decision_due_after_others_moves_is_sent_as_a_new_message_once(
     await svc.outbox.drain()
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.match is not None and table.status == "over"
+    return group, [anya, boris], table
 
+
+async def test_a_decision_due_after_others_moves_is_sent_as_a_new_message_once(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    group, users, table = await _two_people_play_a_match(driver, svc)
+    assert table.match is not None
     sends = [c for c in driver.calls("sendMessage") if c.ok]
-    for seat, user in enumerate((anya, boris)):
+    for seat, user in enumerate(users):
         # The notifying messages: new messages in the person's DM, counted per deal.
         got = Counter(
             int(found.group(1))
@@ -93,8 +101,29 @@ async def test_a_decision_due_after_others_moves_is_sent_as_a_new_message_once(
         for deal in table.match.deals:
             want[deal.get("deal_no", 1)] += expected_pushes([m["seat"] for m in deal["moves"]], seat)
         assert got == want, (user.name, got, want)
-        # Each push replaced the hand: one hand message (live or over) per deal is left in the chat.
+        # Each push replaced the hand, and each "deal N is over" the one before (item 6): one is left.
         hands = [m for m in user.dm.bot_messages if "раздача №" in m.content]
-        assert len(hands) <= len(table.match.deals)
+        assert len(hands) == 1 and "окончена" in hands[0].content, user.dm.transcript()
     # The group gets no extra message for it: none of these sends went there.
     assert not any(DEAL_NO.search(str(c.params.get("text", ""))) for c in sends if c.chat_id == group.id)
+
+
+async def test_each_deals_summary_is_a_new_group_message_and_the_goat_the_last(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    group, _, table = await _two_people_play_a_match(driver, svc)
+    assert table.match is not None
+    # A deal void as it is dealt (the deal passes) has no summary: the next table says why.
+    deals = len([d for d in table.match.deals if d["moves"]])
+    sent = [c for c in driver.calls("sendMessage") if c.ok and c.chat_id == group.id]
+    summaries = [c for c in sent if "окончена</b>" in str(c.params.get("text", ""))]
+    assert len(summaries) == deals >= 2
+    # No summary is an edit any more, and the deals' table messages are gone: the summaries tell
+    # their tricks.
+    edits = [c for c in driver.calls("editMessageText") if c.ok and c.chat_id == group.id]
+    assert not any("окончена</b>" in str(c.params.get("text", "")) for c in edits)
+    visible = group.bot_messages
+    assert len([m for m in visible if "Раздача №" in m.content]) == deals
+    last = visible[-1]
+    assert "Козёл" in last.content or "Козлы" in last.content, group.transcript()[-800:]
+    assert any("Ещё партию" in b["text"] for r in last.buttons for b in r)
