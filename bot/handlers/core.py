@@ -12,8 +12,8 @@ checks there is no import circle):
 4. the renderers, which read snapshots: :mod:`~bot.handlers.presenter`, :mod:`~bot.handlers.bots`
    (bot players, which play through the use case), :mod:`~bot.handlers.timers`;
 5. :mod:`~bot.handlers.services` (:class:`~bot.handlers.services.Services`: all of the above for
-   the update handlers) and the update handlers themselves: ``play``, ``lobby``, ``commands``,
-   ``settings_menu``, ``faults``.
+   the update handlers) and the update handlers themselves: ``play``, ``lobby``, ``rematch``,
+   ``commands``, ``settings_menu``, ``faults``.
 """
 
 from __future__ import annotations

@@ -116,6 +116,9 @@ class Table(_Doc):
     lobby_view: LobbyView = "seats"
     rules: dict[str, Any]
     seats: list[Seat | None] = Field(default_factory=lambda: _empty_seats())
+    #: A rematch's lobby: the people seated from the match before who have not said yet whether they
+    #: play (user ids; bot/handlers/lobby.py).
+    unconfirmed: list[int] = Field(default_factory=list)
     bot_level: str = "random"
     lobby_message_id: int | None = None
     table_message_id: int | None = None
