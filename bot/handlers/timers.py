@@ -36,6 +36,7 @@ from bot.handlers.bots import decide
 from bot.handlers.codec import Back
 from bot.handlers.core import Core, Settings, TableKey
 from bot.handlers.game import Progress
+from bot.handlers.labels import bot_played
 from bot.handlers.leftovers import Leftover, Leftovers
 from bot.handlers.lobby_view import default_level, expired_content
 from bot.handlers.outbox import Content
@@ -386,6 +387,7 @@ class Timers:
                 return None
             if held_until(stored, timer, seconds, core.settings.clock()) is not None:
                 return None
+            bot_played(stored, timer.seat, action)  # 💤 on this card only
             progress = c.play(timer.seat, action)
             if timer.kind == "away":
                 return progress, None

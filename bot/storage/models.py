@@ -95,6 +95,11 @@ class MatchState(_Doc):
     current: dict[str, Any] | None = None
     #: A choice of several cards in progress in a player's DM (see :class:`Picking`).
     picking: Picking | None = None
+    #: By deal index: cards (and "dealer") whose player is not the seat's occupant as shown, "p:" and
+    #: the person's name (who left since), or "b:" and the name of the person the bot played for.
+    played_by: dict[int, dict[str, str]] = Field(default_factory=dict)
+    #: By deal index: the seats a person left mid-deal, with their names (bot/handlers/labels.py).
+    left: dict[int, dict[int, str]] = Field(default_factory=dict)
 
 
 def _empty_seats() -> list[Seat | None]:
