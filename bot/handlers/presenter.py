@@ -2,7 +2,9 @@
 
 One render task per table in this process: it takes the newest snapshot it was shown, sends the
 messages a deal still lacks (remembering their ids in the table) and hands every other change to the
-outbox as an edit, which the outbox coalesces and paces.
+outbox as an edit, which the outbox coalesces and paces. Telegram notifies of a new message, never
+of an edit: a hand whose decision comes due after others' moves is sent anew (:func:`push_due`),
+and a deal's summary goes to the group as a new message.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The table message in the group: one per deal, edited in place, ending as the deal's summary."""
+"""The table message in the group (one per deal, edited in place) and the deal's summary (a new
+message once the deal is over)."""
 
 from __future__ import annotations
 

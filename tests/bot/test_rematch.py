@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import random
 
+from bot.handlers.i18n import Tr
 from bot.handlers.services import Services
 from bot.sandbox import Driver, SimGroup, StoredMessage
 from tests.bot.helpers import buttons, inject, play_until, start_game
+
+RU = Tr("ru")
 
 
 def _rematch_button(group: SimGroup) -> StoredMessage | None:
@@ -57,6 +60,7 @@ async def test_rematch_opens_a_lobby_with_the_same_seats_each_person_confirms_th
     assert not repeat.show_alert and repeat.answer_text == "Вы уже в игре."
     outsider = await vera.tap(lobby_message, "Играю")
     assert outsider.show_alert and outsider.answer_text == "Вы не сидите за этим столом."
+    confirm = next(d for label, _, d in buttons(svc, lobby_message) if "Играю" in label)
     # Anya confirms: twice at once, the second changes nothing.
     taps = [await anya.tap(lobby_message, "Играю"), await anya.tap(lobby_message, "Играю")]
     assert [t.show_alert for t in taps] == [False, False]
@@ -67,6 +71,10 @@ async def test_rematch_opens_a_lobby_with_the_same_seats_each_person_confirms_th
     await group.wait_until(lobby_message, lambda m: "Игра началась" in m.content)
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.status == "playing" and table.seats == first.seats
+    # A late (or forged) "I'm in" on the lobby of a game under way is told so.
+    inject(lobby_message, confirm)
+    late = await anya.tap(lobby_message, "👆")
+    assert late.show_alert and late.answer_text == RU("lobby.game_started")
 
 
 async def test_in_a_rematch_lobby_a_person_may_decline_and_the_creator_role_passes_on(
