@@ -11,9 +11,11 @@ from collections.abc import Callable
 
 from bot.handlers.hand_view import as_a_person_picks
 from bot.handlers.services import Services
+from bot.handlers.timers import TimerId, turn_of
 from bot.sandbox import Driver, SimGroup, SimUser
-from bot.storage import Table
+from bot.storage import Seat, Table
 from tests.bot.helpers import buttons, start_game
+from tests.bot.test_match_end import _before_the_last_move
 
 DEAL_NO = re.compile(r"раздача №(\d+) ·")
 
@@ -127,3 +129,31 @@ async def test_each_deals_summary_is_a_new_group_message_and_the_goat_the_last(
     last = visible[-1]
     assert "Козёл" in last.content or "Козлы" in last.content, group.transcript()[-800:]
     assert any("Ещё партию" in b["text"] for r in last.buttons for b in r)
+
+
+async def test_a_timeout_that_ends_the_match_leaves_the_goat_the_last_message(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    table, seat, _ = _before_the_last_move()
+    # Anya holds the seat of the match's last card; she runs out of time on it.
+    table.chat_id, table.creator_id, table.chat_title = group.id, anya.id, group.title
+    table.seats = [
+        Seat(kind="human", name="Аня", user_id=anya.id) if i == seat else Seat(kind="bot", name="bot")
+        for i in range(4)
+    ]
+    await svc.storage.save_table(table, ttl=60)
+    turn = turn_of(table)
+    assert turn is not None and turn.seat == seat
+    await svc.timers.fire(
+        TimerId("timeout", group.id, None, table.table_id, turn.deal_seq, turn.moves, seat).pack()
+    )
+    goat = await group.wait_bot_message(lambda m: "Козлы" in m.content or "Козёл —" in m.content)
+    await driver.settle()
+    await svc.presenter.idle()
+    await svc.outbox.drain()
+    after = await svc.storage.load_table(group.id, None)
+    assert after is not None and after.status == "over"
+    assert group.bot_messages[-1].message_id == goat.message_id, group.transcript()
+    assert not any("время вышло" in m.content for m in group.bot_messages)
