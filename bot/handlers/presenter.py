@@ -13,9 +13,8 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -78,7 +77,8 @@ class Presenter:
         self._pushing: dict[tuple[str, int], int] = {}
         #: (table, person): the hand message of their last finished deal there ("deal N is over").
         self._over: OrderedDict[tuple[TableKey, int], int] = OrderedDict()
-        #: Tasks waiting for summary edits to be confirmed (see :meth:`_summarize`).
+        #: Tasks waiting for summary edits to be confirmed (see :meth:`_summarize`), and hands being
+        #: sent anew (:meth:`_push`).
         self._confirming: set[asyncio.Task[None]] = set()
 
     def show(
@@ -238,7 +238,7 @@ class Presenter:
             return
         seq = table.match.deal_seq
         content = live_content(tr, table, deal)
-        pushes: list[Coroutine[Any, Any, None]] = []
+        pushes: list[asyncio.Task[None]] = []
         if table.table_message_id is None:
             self._queued(view)
             sent = await outbox.send(table.chat_id, content, thread_id=table.thread_id)
@@ -262,7 +262,11 @@ class Presenter:
             if hand_id is not None and push_due(table, deal, seat):
                 self._pushing[(table.table_id, seat)] = len(deal.moves)
                 turn = (table.table_id, seq, len(deal.moves), seat)
-                pushes.append(self._push(key, turn, person.user_id, hand_id, hand))
+                # A task at once: it clears its mark even if this render fails before awaiting it.
+                push = asyncio.create_task(self._push(key, turn, person.user_id, hand_id, hand))
+                self._confirming.add(push)
+                push.add_done_callback(self._confirming.discard)
+                pushes.append(push)
             elif hand_id is not None:
                 # The player to act, and the one who just acted, get every change at once; the others'
                 # DMs may catch up a few seconds later.
