@@ -75,8 +75,6 @@ class Presenter:
         self._summarized: OrderedDict[tuple[str, int], None] = OrderedDict()
         #: (table id, seat) whose hand is being sent anew (see :meth:`_push`), with the moves made then.
         self._pushing: dict[tuple[str, int], int] = {}
-        #: (table, person): the hand message of their last finished deal there ("deal N is over").
-        self._over: OrderedDict[tuple[TableKey, int], int] = OrderedDict()
         #: Tasks waiting for summary edits to be confirmed (see :meth:`_summarize`), and hands being
         #: sent anew (:meth:`_push`).
         self._confirming: set[asyncio.Task[None]] = set()
@@ -227,7 +225,9 @@ class Presenter:
         for pending in table.pending_summaries:
             # Stored but not confirmed: left by a process that died before its edits (or this one's,
             # already under way: _summarize does each once).
-            fin = FinishedDeal(pending.index, pending.table_message_id, dict(pending.hand_messages))
+            fin = FinishedDeal(
+                pending.index, pending.table_message_id, dict(pending.hand_messages), dict(pending.earlier)
+            )
             await self._summarize(key, table, fin, tr)
         if table.status == "lobby":
             if table.lobby_message_id is not None:
@@ -323,12 +323,11 @@ class Presenter:
                 deal_no = table.match.deals[fin.index].get("deal_no", 1) if table.match else 1
                 over = finished_hand_content(await self.user_tr(person), table, deal_no)
                 calls.append(outbox.edited(person.user_id, message_id, over))
-                before = self._over.pop((key, person.user_id), None)
-                if before is not None and before != message_id:
-                    outbox.delete(person.user_id, before)
-                self._over[(key, person.user_id)] = message_id
-                while len(self._over) > GONE_KEPT:
-                    self._over.popitem(last=False)
+        # The deal before's "deal N is over" lines go: each chat keeps this deal's.
+        now = {p.user_id: fin.hand_messages.get(s) for s, p in table.humans}
+        for user_id, message_id in fin.earlier.items():
+            if now.get(user_id) != message_id:
+                calls.append(outbox.delete(user_id, message_id))
         task = asyncio.create_task(
             self._confirm(key, table.table_id, fin.index, calls), name=f"summary {key} {fin.index}"
         )

@@ -71,6 +71,8 @@ class PendingSummary(_Doc):
     index: int
     table_message_id: int | None = None
     hand_messages: dict[int, int] = Field(default_factory=dict)
+    #: The deal before's "deal N is over" lines, deleted with this summary (by person's id).
+    earlier: dict[int, int] = Field(default_factory=dict)
 
 
 class MatchState(_Doc):
@@ -133,6 +135,9 @@ class Table(_Doc):
     #: notifies, an edit does not: bot/handlers/presenter.py sends the hand again when a decision
     #: comes due after others' moves).
     pushed: dict[int, int] = Field(default_factory=dict)
+    #: The last finished deal's hand messages ("deal N is over"), by person's id: each private chat
+    #: keeps one such line per table, the one before is deleted when the next deal ends.
+    over_lines: dict[int, int] = Field(default_factory=dict)
     #: Seats whose DM failed this deal (the group has been told once).
     dm_failed: list[int] = Field(default_factory=list)
     #: Finished deals of this match whose summary edits are not confirmed yet (a restart does them).
