@@ -423,9 +423,10 @@ class Presenter:
         sent = await outbox.send(user_id, hand)
         new_id = sent.message_id
         if new_id is None:
-            # Not sent (or not known to be: a timed-out send is not repeated): edit the old one.
+            # Not sent (or not known to be: a timed-out send is not repeated): the old one shows the
+            # decision, and the push counts as made, so the next render does not try again.
             outbox.edit(user_id, old_id, hand)
-            return None
+            new_id = old_id
 
         def change(table: Table | None) -> bool:
             if (
@@ -449,8 +450,10 @@ class Presenter:
                 _LOG.warning("remembering the hand of table %s waits for storage: %s", key, e)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, STORAGE_RETRY_CAP)
-        # The deal ended (or the seat changed hands) meanwhile: the old message tells how it ended.
-        outbox.delete(user_id, old_id if ok else new_id)
+        if new_id != old_id:
+            # The new message is the seat's hand now, so the old one goes; unless the deal ended (or
+            # the seat changed hands) meanwhile: then the old one tells how it ended, the new one goes.
+            outbox.delete(user_id, old_id if ok else new_id)
         return snap
 
     async def _dm_failed(self, key: TableKey, seq: int, seat: int, tr: Tr) -> None:
