@@ -142,6 +142,8 @@ def _seat_change(table: Table, payload: Sit | AddBot | RemoveBot, user: User) ->
     if isinstance(payload, Sit):
         if occupant is None:
             _sit(table, seat, user)
+        elif occupant.user_id == user.id and user.id in table.unconfirmed:
+            _answered(table, user.id)  # a rematch's lobby: their own seat tapped is "I'm in"
         elif occupant.user_id == user.id:
             raise Notice("lobby.already_seated", n=seat + 1)
         else:
