@@ -44,6 +44,8 @@ def main() -> int:
             bot_delay=config.bot_delay,
             default_language=config.default_language,
             update_lease=config.update_lease,
+            thinking=config.bot_thinking,
+            bot_workers=config.bot_workers,
         ),
         redis_url=config.redis_url,
         data_dir=str(config.data_dir),

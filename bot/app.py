@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,9 @@ from bot.handlers.outbox import Outbox, Pace
 from bot.handlers.services import Services, Settings
 from bot.storage import EmbeddedRedis, RedisStorage, Storage
 from bot.storage.budget import RedisBudget
+from bot.thinking import Thinker
+from bot.thinking.local import PoolThinker, workers_for
+from bot.thinking.stream import StreamThinker
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 _LOG = logging.getLogger(__name__)
@@ -37,7 +39,7 @@ def build_application(
     settings: Settings | None = None,
     pace: Pace | None = None,
     rate_limiter: bool = True,
-    executor: Executor | None = None,
+    thinker: Thinker | None = None,
     data_dir: str = "data",
     heartbeat: Path | None = None,
 ) -> AnyApplication:
@@ -47,6 +49,8 @@ def build_application(
     else an embedded redis-server with its data in ``data_dir``. ``settings`` tunes bot delays,
     expiry and pacing; ``pace`` is the clock the outbox paces by (tests pass a virtual one);
     ``rate_limiter`` adds python-telegram-bot's AIORateLimiter as a safety net behind the outbox.
+    ``thinker`` (the caller owns it): where bot players think; else as ``settings.thinking`` says
+    (:mod:`bot.thinking`).
     """
     settings = settings or Settings()
     set_default_lang(settings.default_language)  # DEFAULT_LANGUAGE: where no chat or person has one
@@ -63,10 +67,8 @@ def build_application(
     # keeps at most one call per chat in flight; a full pool waits rather than failing.
     builder = builder.request(AiohttpRequest(connection_pool_size=64, pool_timeout=30.0))
     builder = builder.get_updates_request(AiohttpRequest(connection_pool_size=1))
-    pool = executor or ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot-player")
-    wiring = _Wiring(
-        token, settings, storage, redis_url, data_dir, pace, pool, owned_executor=executor is None
-    )
+    owned = thinker is None
+    wiring = _Wiring(token, settings, storage, redis_url, data_dir, pace, thinker, owned_thinker=owned)
     builder = builder.application_class(KozelApplication, kwargs={"wiring": wiring})
     application = builder.build()
     if heartbeat is not None and application.job_queue is not None:
@@ -93,8 +95,8 @@ class _Wiring:
     redis_url: str | None
     data_dir: str
     pace: Pace | None
-    executor: Executor
-    owned_executor: bool
+    thinker: Thinker | None
+    owned_thinker: bool
     embedded: list[EmbeddedRedis] = field(default_factory=list)
     heartbeat: Path | None = None
 
@@ -118,13 +120,16 @@ class KozelApplication(Application):  # type: ignore[type-arg]
                 url = await server.start()
                 w.embedded.append(server)
             store = RedisStorage.from_url(url)
+        thinker = w.thinker or make_thinker(w.settings, store)
+        w.thinker = thinker
+        await thinker.start()
         svc = Services(
             storage=store,
             outbox=Outbox(self.bot, limits=w.settings.limits, pace=w.pace, budget=_budget(w, store)),
             codec=codec_for(w.token),
             settings=w.settings,
             bot_username=self.bot.username,
-            executor=w.executor,
+            thinker=thinker,
         )
         faults.install(svc)
         self.bot_data["svc"] = svc
@@ -151,6 +156,7 @@ class KozelApplication(Application):  # type: ignore[type-arg]
             await svc.driver.close()
             await svc.timers.close()
             await svc.presenter.close()
+            await svc.announcer.close()
             await svc.outbox.close()
         await super().stop()
 
@@ -163,9 +169,23 @@ class KozelApplication(Application):  # type: ignore[type-arg]
         for server in w.embedded:
             server.stop()
         w.embedded.clear()
-        if w.owned_executor:
-            w.executor.shutdown(wait=False, cancel_futures=True)
+        if w.owned_thinker and w.thinker is not None:
+            await w.thinker.close()
+            w.thinker = None
         await super().shutdown()
+
+
+def make_thinker(settings: Settings, store: Storage) -> Thinker:
+    """Where this instance's bot players think, as ``settings.thinking`` says (:mod:`bot.thinking`).
+
+    ``redis`` needs the storage to be Redis; with another storage it is ``threads``.
+    """
+    workers = workers_for(settings.bot_workers)
+    if settings.thinking == "processes":
+        return PoolThinker.processes(workers)
+    if settings.thinking == "redis" and isinstance(store, RedisStorage):
+        return StreamThinker(store.client, PoolThinker.threads(min(workers, 2)), prefix=store.prefix)
+    return PoolThinker.threads()
 
 
 def _budget(w: _Wiring, store: Storage) -> RedisBudget | None:

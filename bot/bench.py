@@ -8,6 +8,12 @@ presenter having queued the move's messages; Bot API calls per deal to the group
 players' DMs, the most calls any group got within a minute, and the CPU seconds of the bot process.
 The bot runs in a process of its own (as in production, Telegram is elsewhere); ``--profile FILE``
 writes its cProfile statistics.
+
+``--bots N --level L`` seats N bot players of level L at each table instead of the last N people
+(they think as ``--thinking`` says: the bot's own ``processes`` — ``--workers`` of them, 0: one per
+CPU —, its ``threads``, or ``redis``: jobs for ``--workers`` ``python -m bot.worker`` processes the
+bench starts); it then also reports each bot decision's wait (queue and thought: median, p95, max),
+decisions per second, and the CPU seconds of the thinking processes.
 Redis: ``$REDIS_URL``, else an embedded one in a temporary folder.
 """
 
@@ -21,13 +27,17 @@ import os
 import random
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from bot.app import build_application, codec_for, services_of
 from bot.handlers.codec import Act, BadData, Codec, kind_of
@@ -35,7 +45,7 @@ from bot.handlers.i18n import DEFAULT_LANG, Tr
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage
-from bot.storage import EmbeddedRedis, RedisStorage
+from bot.storage import ChatSettings, EmbeddedRedis, RedisStorage
 
 PRESETS = ("classic", "flip", "draw", "tricks")
 #: The bench's people and groups use the default language; every label is looked up in its catalog.
@@ -99,9 +109,25 @@ def _has_button(label: str) -> Callable[[StoredMessage], bool]:
     return lambda m: any(label in b["text"] for r in m.buttons for b in r)
 
 
-async def _table(driver: Driver, codec: Codec, n: int, preset: str, deals: int, rng: random.Random) -> None:
-    users = [driver.add_user(f"P{n}-{i}") for i in range(4)]
+@dataclass(frozen=True)
+class Seating:
+    """Who sits at each table: ``bots`` bot players of ``level`` in the last seats, people in the rest."""
+
+    bots: int = 0
+    level: str = "hard"
+
+
+async def _table(
+    driver: Driver, codec: Codec, n: int, preset: str, deals: int, rng: random.Random,
+    seating: Seating = Seating(), store: RedisStorage | None = None,
+) -> None:  # fmt: skip
+    """One table: its people sit (bot players in the last ``seating.bots`` seats, at the level the
+    chat's settings in ``store`` name) and tap random legal decisions until ``deals`` are over."""
+    users = [driver.add_user(f"P{n}-{i}") for i in range(4 - seating.bots)]
     group = driver.add_group(f"Bench {n}", users)
+    if seating.bots:
+        assert store is not None, "bot players' level is set in the chat's settings"
+        await store.save_chat_settings(group.id, ChatSettings(bot_level=seating.level))
     await users[0].send(group, "/newgame")
     lobby = await group.wait_bot_message(lambda m: bool(m.buttons), timeout=120)
     if preset != "default":
@@ -118,6 +144,9 @@ async def _table(driver: Driver, codec: Codec, n: int, preset: str, deals: int, 
         await user.tap(lobby, sit, timeout=120)
     await group.wait_until(lobby, lambda m: all(u.name in m.content for u in users), timeout=120)
     await users[0].tap(lobby, TR("btn.start"), timeout=120)
+    if seating.bots:
+        await group.wait_until(lobby, _has_button(TR("btn.fill")), timeout=120)
+        await users[0].tap(lobby, TR("btn.fill"), timeout=120)
     rematch = TR("btn.rematch")
 
     def finished() -> int:
@@ -153,7 +182,19 @@ def _max_per_minute(times: list[float]) -> int:
     return best
 
 
-async def run(tables: int, deals: int, preset: str, seed: int, profile: str | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Thinking:
+    """Where the bot players think (``Settings.thinking``) and how many processes (``bot_workers``, or
+    the ``python -m bot.worker`` processes the bench starts for ``redis``)."""
+
+    kind: str = "processes"
+    workers: int = 0
+
+
+async def run(
+    tables: int, deals: int, preset: str, seed: int, profile: str | None = None,
+    seating: Seating = Seating(), thinking: Thinking = Thinking(),
+) -> dict[str, Any]:  # fmt: skip
     """Play ``deals`` deals at each of ``tables`` tables at once; return the figures.
 
     The bot runs in a process of its own, so the emulator and the simulated players (which would
@@ -167,6 +208,13 @@ async def run(tables: int, deals: int, preset: str, seed: int, profile: str | No
         url = await server.start()
     prefix = f"bench-{uuid.uuid4().hex[:8]}:"
     stats = Path(tempfile.mkdtemp(prefix="kozel-bench-")) / "taps.json"
+    store = RedisStorage.from_url(url, prefix=prefix)
+    workers: subprocess.Popen[bytes] | None = None
+    if thinking.kind == "redis":
+        workers = subprocess.Popen(
+            [sys.executable, "-m", "bot.worker", "--processes", str(thinking.workers), "--redis-url", url,
+             "--prefix", prefix],
+        )  # fmt: skip
     try:
         async with Emulator(EmulatorConfig(rate_limits=False)) as emulator:
             codec = codec_for(emulator.token)
@@ -174,7 +222,7 @@ async def run(tables: int, deals: int, preset: str, seed: int, profile: str | No
             env = {**os.environ, "KOZEL_BENCH_TOKEN": emulator.token}
             bot = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot.bench", "--serve-bot", emulator.base_url, emulator.base_file_url,
-                url, prefix, str(stats), profile or "", env=env,
+                url, prefix, str(stats), profile or "", thinking.kind, str(thinking.workers), env=env,
             )  # fmt: skip
             driver = Driver(emulator.world, default_timeout=120.0)
             try:
@@ -182,12 +230,15 @@ async def run(tables: int, deals: int, preset: str, seed: int, profile: str | No
                 rng = random.Random(seed)
                 started, cpu = time.perf_counter(), time.process_time()
                 games = [
-                    _table(driver, codec, n, preset, deals, random.Random(rng.getrandbits(64)))
+                    _table(
+                        driver, codec, n, preset, deals, random.Random(rng.getrandbits(64)), seating, store
+                    )
                     for n in range(tables)
                 ]
                 await asyncio.gather(*games)
                 await driver.settle(quiet=1.0, timeout=120)
                 elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+                worker_cpu = _cpu_of(psutil.Process(workers.pid)) if workers is not None else None
             finally:
                 bot.send_signal(signal.SIGTERM)
                 try:
@@ -196,8 +247,14 @@ async def run(tables: int, deals: int, preset: str, seed: int, profile: str | No
                     bot.kill()
                     await bot.wait()
             bot_side = json.loads(stats.read_text())
+            if worker_cpu is not None:
+                bot_side["thinking_cpu_s"] = worker_cpu
             return _figures(driver, tables, elapsed, bot_side, cpu)
     finally:
+        if workers is not None:
+            workers.terminate()
+            workers.wait(timeout=30)
+        await store.close()
         storage = RedisStorage.from_url(url, prefix=prefix)
         keys = [k async for k in storage.client.scan_iter(match=f"{prefix}*", count=1000)]
         if keys:
@@ -205,6 +262,18 @@ async def run(tables: int, deals: int, preset: str, seed: int, profile: str | No
         await storage.close()
         if server is not None:
             server.stop()
+
+
+def _cpu_of(process: psutil.Process) -> float:
+    """CPU seconds (user and system) of ``process`` and every process under it."""
+    total = 0.0
+    for p in [process, *process.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system
+    return round(total, 1)
 
 
 def _ms(values: list[float], q: float) -> float | None:
@@ -268,12 +337,30 @@ def _figures(
         # behind other work (and, on a busy machine, behind other processes).
         "bot_loop_lag_ms_median": _ms(bot_side["lags"], 0.5),
         "bot_loop_lag_ms_p95": _ms(bot_side["lags"], 0.95),
+        **_thinking_figures(bot_side, elapsed),
+    }
+
+
+def _thinking_figures(bot_side: dict[str, Any], elapsed: float) -> dict[str, Any]:
+    """Bot decisions: how long each waited for its answer (queue and thought), how many per second,
+    and the CPU seconds of the processes that thought them (none: no bot players at the tables)."""
+    waits: list[float] = bot_side.get("bot_waits", [])
+    if not waits:
+        return {}
+    return {
+        "bot_decisions": len(waits),
+        "bot_decisions_per_s": round(len(waits) / elapsed, 1),
+        "bot_wait_ms_median": _ms(waits, 0.5),
+        "bot_wait_ms_p95": _ms(waits, 0.95),
+        "bot_wait_ms_max": round(1000 * max(waits), 1),
+        "thinking_cpu_s": bot_side.get("thinking_cpu_s"),
     }
 
 
 async def serve_bot(
-    base_url: str, base_file_url: str, redis_url: str, prefix: str, stats: str, profile: str
-) -> None:
+    base_url: str, base_file_url: str, redis_url: str, prefix: str, stats: str, profile: str,
+    thinking: str = "processes", workers: str = "0",
+) -> None:  # fmt: skip
     """The bot side of the bench: run until SIGTERM, then write the move handling times to ``stats``.
 
     With ``profile`` (a file name), cProfile statistics of the whole run are written there.
@@ -285,7 +372,10 @@ async def serve_bot(
     storage = RedisStorage.from_url(redis_url, prefix=prefix)
     # Telegram's per-group and per-DM pacing as in production; the global 30/s cap is left out, since
     # 100 tables of four players quicker than any person would queue on it.
-    settings = Settings(bot_delay=0.0, limits=Limits(global_interval=0.0), timings_kept=10**7)
+    settings = Settings(
+        bot_delay=0.0, limits=Limits(global_interval=0.0), timings_kept=10**7, thinking=thinking,
+        bot_workers=int(workers),
+    )  # fmt: skip
     app = build_application(
         os.environ["KOZEL_BENCH_TOKEN"], base_url=base_url, base_file_url=base_file_url, storage=storage,
         settings=settings, rate_limiter=False,
@@ -301,10 +391,13 @@ async def serve_bot(
     await stop.wait()
     watch.cancel()
     svc_stats = services_of(app).stats
+    me = psutil.Process()
+    # The thinking processes of a ``processes`` pool run under its fork server, a child of this one.
+    pool_cpu = round(_cpu_of(me) - _cpu_of_self(me), 1) if thinking == "processes" else None
     Path(stats).write_text(json.dumps({
         "taps": list(svc_stats.tap_times), "queued": list(svc_stats.queued_times),
         "cpu_s": time.process_time() - cpu,
-        "lags": lags,
+        "lags": lags, "bot_waits": list(svc_stats.bot_waits), "thinking_cpu_s": pool_cpu,
     }))  # fmt: skip
     if profiler is not None:
         profiler.disable()
@@ -313,6 +406,11 @@ async def serve_bot(
     await app.stop()
     await app.shutdown()
     await storage.close()
+
+
+def _cpu_of_self(process: psutil.Process) -> float:
+    t = process.cpu_times()
+    return round(t.user + t.system, 1)
 
 
 async def _watch_loop(lags: list[float], every: float = 0.01) -> None:
@@ -332,14 +430,19 @@ def main() -> None:
     parser.add_argument("--preset", choices=["default", *PRESETS], default="flip")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", metavar="FILE", help="write the bot process's cProfile statistics here")
-    parser.add_argument("--serve-bot", nargs=6, help=argparse.SUPPRESS,
-                        metavar=("BASE_URL", "FILE_URL", "REDIS", "PREFIX", "STATS", "PROFILE"))  # fmt: skip
+    parser.add_argument("--bots", type=int, choices=range(4), default=0, help="bot players per table")
+    parser.add_argument("--level", default="hard", help="the bot players' level")
+    parser.add_argument("--thinking", choices=["processes", "threads", "redis"], default="processes")
+    parser.add_argument("--workers", type=int, default=0, help="thinking processes (0: one per CPU)")
+    hidden = ("BASE_URL", "FILE_URL", "REDIS", "PREFIX", "STATS", "PROFILE", "THINK", "N")
+    parser.add_argument("--serve-bot", nargs=8, help=argparse.SUPPRESS, metavar=hidden)
     args = parser.parse_args()
     if args.serve_bot:
         asyncio.run(serve_bot(*args.serve_bot))
         return
     profile = str(Path(args.profile).resolve()) if args.profile else None
-    figures = asyncio.run(run(args.tables, args.deals, args.preset, args.seed, profile))
+    seating, thinking = Seating(args.bots, args.level), Thinking(args.thinking, args.workers)
+    figures = asyncio.run(run(args.tables, args.deals, args.preset, args.seed, profile, seating, thinking))
     width = max(len(k) for k in figures)
     for key, value in figures.items():
         print(f"{key:<{width}}  {value}")

@@ -43,6 +43,14 @@ class Config(BaseSettings):
     default_language: Literal["ru", "en"] = "ru"
     data_dir: Path = Field(Path("data"), description="embedded Redis data and the health heartbeat")
     bot_delay: float = Field(1.0, ge=0, le=10, description="seconds a bot player waits before a card")
+    bot_thinking: Literal["processes", "threads", "redis"] = Field(
+        "processes",
+        description="where bot players think: processes of this instance, its threads, "
+        "or `python -m bot.worker` processes taking jobs from Redis",
+    )
+    bot_workers: int = Field(
+        0, ge=0, le=256, description="thinking processes of this instance; 0: one per CPU"
+    )
     update_lease: float = Field(
         30.0, ge=1, le=3600, description="seconds an update is held by the process handling it"
     )

@@ -73,7 +73,14 @@ class ChooseBragKind:
     kind: BragKind
 
 
-Action = Play | Declare | Swap | SwapReturn | Brag | Exchange | ExchangeGive | Cut | ChooseBragKind
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """``sochi``: the ♣Q holder, having taken the talon, lays two cards face down (never the ♣Q)."""
+
+    cards: tuple[Card, ...]
+
+
+Action = Play | Declare | Swap | SwapReturn | Brag | Exchange | ExchangeGive | Cut | ChooseBragKind | Discard
 #: Record key of each action type.
 KEYS: dict[type[Any], str] = {
     Play: "play",
@@ -85,6 +92,7 @@ KEYS: dict[type[Any], str] = {
     ExchangeGive: "exchange_give",
     Cut: "cut",
     ChooseBragKind: "brag_kind",
+    Discard: "discard",
 }
 
 
@@ -97,7 +105,7 @@ def action_to_json(action: Action) -> tuple[str, Any]:
             return "declare", "last" if suit is None else suit.value
         case Swap(accept) | Exchange(accept):
             return KEYS[type(action)], accept
-        case Brag(cs) | ExchangeGive(cs):
+        case Brag(cs) | ExchangeGive(cs) | Discard(cs):
             return KEYS[type(action)], [c.code for c in cs]
         case Cut(at):
             return "cut", at
@@ -123,11 +131,11 @@ def action_from_json(key: str, value: Any) -> Action:
         if not isinstance(value, bool):
             raise KozelError(f"{key} takes true or false, not {value!r}")
         return Swap(value) if key == "swap" else Exchange(value)
-    if key in ("brag", "exchange_give"):
+    if key in ("brag", "exchange_give", "discard"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise KozelError(f"{key} takes a list of card codes, not {value!r}")
         cs = tuple(Card.parse(v) for v in value)
-        return Brag(cs) if key == "brag" else ExchangeGive(cs)
+        return Brag(cs) if key == "brag" else ExchangeGive(cs) if key == "exchange_give" else Discard(cs)
     if key == "cut":
         if not isinstance(value, int) or isinstance(value, bool):
             raise KozelError(f"cut takes a whole number, not {value!r}")

@@ -232,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--progress", metavar="FILE", help="rewrite FILE with the JSON summary after every batch")
     args = ap.parse_args(argv)
     rules = Rules.make(args.preset, **dict(_option(o) for o in args.option))
+    if rules.seats != 4:
+        ap.error(f"{args.preset} seats {rules.seats}: its arena is python -m bot.engine.arena3")
     sides = (args.a.split(","), args.b.split(","))
     head = {"a": args.a, "b": args.b, "preset": args.preset, "seed": args.seed}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
 
+from bot.engine import sochi
 from bot.engine.actions import Action, Brag, ChooseBragKind, Cut, Exchange, ExchangeGive
 from bot.engine.cards import ALL_CARDS, Card, Rank, cards_of
 from bot.engine.phase import DealCore, Phase, Refusal, Trick, refused
@@ -83,18 +84,20 @@ class ExchangePlan:
 def start(deal: DealCore) -> BragState:
     """Open the brag of a classic deal after the first (trump is already known); its state."""
     bragger = deal.left
+    n = deal.rules.seats
     st = BragState(
         bragger=bragger,
-        turns=[(bragger + k) % N_SEATS for k in range(N_SEATS)],
+        turns=[(bragger + k) % n for k in range(n)],
         stock=list(deal.deck),
+        received=[[] for _ in range(n)],
         hand_size=deal.rules.hand_size,
+        took=[0] * n,
     )
     opts = deal.rules.options
-    assert isinstance(opts, ClassicOptions)
-    if opts.brag_choice:
+    if isinstance(opts, ClassicOptions) and opts.brag_choice:
         deal.wait_for(Phase.BRAG_KIND, bragger)
     else:
-        begin(deal, st, opts.brag)
+        begin(deal, st, deal.rules.brag_kind(deal.deal_no))
     return st
 
 
@@ -296,12 +299,14 @@ def lay(deal: DealCore, st: BragState, seat: int, laid: tuple[Card, ...]) -> Non
             deal.hands[seat] |= 1 << c.id
     excess = deal.hands[seat].bit_count() - target
     if excess > 0:
-        partner = (seat + 2) % N_SEATS
+        # With no partners during the brag (``sochi``: the sides are formed after it) the excess goes
+        # back under the deck.
+        partner = (seat + 2) % N_SEATS if deal.rules.seats == N_SEATS else None
         mine = deal.hands[seat]
         latest = [c for c in reversed(st.received[seat]) if mine & c.bit][:excess]
         for c in latest:
             deal.hands[seat] &= ~c.bit
-            if partner in st.turns:
+            if partner is not None and partner in st.turns:
                 _receive(deal, st, partner, [c])
             else:
                 st.stock.append(c)
@@ -415,9 +420,16 @@ def _receive(deal: DealCore, st: BragState, seat: int, cs: list[Card]) -> None:
 
 
 def _resolve(deal: DealCore, st: BragState) -> None:
-    """Turn the brag card(s): the brag tricks, who won the brag, then the exchange or the first lead."""
+    """Turn the brag card(s): the brag tricks, who won the brag, then the exchange or the first lead.
+    ``sochi``: the two cards left are the talon, which forms the sides first (or voids the deal); the
+    brag tricks count for their takers' sides, and the lone player discards before the first lead."""
     t = deal.tables
     assert t is not None
+    talon = deal.talon if deal.rules.talon_size else None
+    if talon is not None:
+        rest, st.stock = st.stock, []
+        if not sochi.form_sides(deal, talon, rest):
+            return
     results = []
     for i in range(2 if st.double else 1):
         plays = tuple([(seat, cs[i]) for seat, cs in st.laid])
@@ -442,6 +454,9 @@ def _resolve(deal: DealCore, st: BragState) -> None:
             leader = w1 if deal.pair_of[w1] == bragging else w2
     st.leader = leader
     deal.events.append("brag_won" if deal.pair_of[leader] == bragging else "brag_lost")
+    if talon is not None:
+        sochi.await_discard(deal, talon, leader)
+        return
     if deal.redeal_if_four_queens():
         return
     if deal.pair_of[leader] == bragging:

@@ -18,7 +18,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from bot.engine import brag, flip
+from bot.engine import brag, flip, sochi
 from bot.engine.actions import Action, Play, action_to_json
 from bot.engine.brag import BragState, ExchangePlan
 from bot.engine.cards import (
@@ -64,8 +64,8 @@ class Holding:
     seat = -1
     mask = 0
 
-    def __init__(self) -> None:
-        self.hands = [0] * N_SEATS
+    def __init__(self, seats: int = N_SEATS) -> None:
+        self.hands = [0] * seats
         self.pts = [0, 0]
         self.won = [0, 0]
         #: draw's stock, top card first, as bits (``stock[drawn:]`` is left), as in the kernel.
@@ -74,13 +74,13 @@ class Holding:
 
     def copy(self) -> Holding:
         """An independent copy."""
-        h = Holding()
+        h = Holding(len(self.hands))
         h.hands, h.pts, h.won, h.stock = self.hands.copy(), self.pts.copy(), self.won.copy(), self.stock
         return h
 
 
 #: The types of a deal's parts that change as it goes; :meth:`Deal.copy` copies these and shares the rest.
-_MUTABLE = (list, Holding, PlayState, brag.BragState, flip.SwapState)
+_MUTABLE = (list, Holding, PlayState, brag.BragState, flip.SwapState, sochi.TalonState)
 
 
 class Deal:
@@ -96,8 +96,10 @@ class Deal:
         *,
         checked: bool = False,
     ) -> None:
-        if dealer not in range(N_SEATS):
-            raise KozelError(f"dealer must be a seat 0-3, not {dealer!r}")
+        #: How many seats play (4; 3 in ``sochi``).
+        self.n = n = rules.seats
+        if dealer not in range(n):
+            raise KozelError(f"dealer must be a seat 0-{n - 1}, not {dealer!r}")
         if deal_no < 1:
             raise KozelError(f"deal_no starts at 1, not {deal_no!r}")
         self.rules = rules
@@ -108,13 +110,15 @@ class Deal:
         self.dealer = dealer
         self.deal_no = deal_no
         self.eggs_before = eggs_before
-        self.left = (dealer + 1) % N_SEATS
-        self.pair_of: tuple[int, ...] = PAIR_OF
-        self._cards: Holding | PlayState = Holding()
+        self.left = (dealer + 1) % n
+        #: The side of each seat: fixed pairs with four seats; ``sochi`` forms its sides once the talon
+        #: is shown (:func:`bot.engine.sochi.form_sides`; until then the dealer's left is side 0).
+        self.pair_of: tuple[int, ...] = PAIR_OF if n == N_SEATS else sochi.sides(n, self.left)
+        self._cards: Holding | PlayState = Holding(n)
         #: Cards every seat has seen in each hand (flip's turned-up cards); only the part still held counts.
-        self.shown = [0] * N_SEATS
+        self.shown = [0] * n
         #: ``known[o][h]``: cards seat ``o`` privately knows seat ``h`` holds (the swap); same caveat.
-        self.known = [[0] * N_SEATS for _ in range(N_SEATS)]
+        self.known = [[0] * n for _ in range(n)]
         self.trump: Suit | None = None
         self._t: Tables | None = None
         self.phase = Phase.PLAY
@@ -127,6 +131,8 @@ class Deal:
         #: Classic's brag and exchange (deals after the first), flip's swap decisions.
         self.brag: BragState | None = None
         self.swaps = flip.SwapState()
+        #: ``sochi``'s talon, the lone player and his discards.
+        self.talon = sochi.TalonState()
         #: The open hand after an exchange: it plays last and never wins.
         self.open_seat: int | None = None
         #: The card the first lead must be, if the leader holds it (classic's ``first_lead_trump_ace``).
@@ -202,7 +208,7 @@ class Deal:
 
     def _deal(self) -> None:
         preset = self.rules.preset
-        if preset == "classic":
+        if isinstance(self.rules.options, ClassicOptions):  # classic and the presets built on it
             self.set_trump(self.rules.fixed_trump_suit or Suit.DIAMONDS)
             if self.deal_no > 1:
                 self.brag = brag.start(self)
@@ -225,6 +231,12 @@ class Deal:
             if self.redeal_if_four_queens():
                 return
             self.start_play(self.dealer, restricted=True)
+        elif preset == "sochi":
+            self.set_trump(self.rules.fixed_trump_suit or Suit.DIAMONDS)
+            if self.deal_no > 1:
+                self.brag = brag.start(self)
+                return
+            sochi.deal_first(self, self.talon)
         elif preset == "tricks":
             # RULES.md §5: every deal one card at a time, no brag; the ♣J holder leads the first deal
             # (and deals the second), later the player on the dealer's left leads.
@@ -239,11 +251,12 @@ class Deal:
     def one_at_a_time(self, cs: Sequence[Card], first: int) -> None:
         """Deal ``cs`` one at a time clockwise from ``first``."""
         hands = self._cards.hands
-        for k in range(N_SEATS):
+        n = self.n
+        for k in range(n):
             m = 0
-            for c in cs[k::N_SEATS]:
+            for c in cs[k::n]:
                 m |= c.bit
-            hands[(first + k) % N_SEATS] |= m
+            hands[(first + k) % n] |= m
         for seat, hand in enumerate(hands):
             if hand & _JC_BIT:
                 self.jack_holder = seat
@@ -297,6 +310,8 @@ class Deal:
             void=True,
             same_dealer=same_dealer,
             jack_holder=self.jack_holder,
+            brag_kind=self._rotated_brag_kind(),
+            **self._sides(),
         )
 
     def wait_for(self, phase: Phase, seat: int) -> None:
@@ -311,6 +326,14 @@ class Deal:
         self._cards.pts[pair] += trick.points
         self._cards.won[pair] += 1
         self.tricks.append(trick)
+
+    def set_sides(self, pair_of: tuple[int, ...]) -> None:
+        """The sides of this deal, per seat (``sochi``: once the talon is shown)."""
+        self.pair_of = pair_of
+
+    def bank(self, side: int, points: int) -> None:
+        """Card points taken outside any trick count for ``side`` (``sochi``'s discards)."""
+        self._cards.pts[side] += points
 
     def open_hand(self, seat: int) -> None:
         """``seat``'s hand is shown to all and plays last, never winning (classic's exchange)."""
@@ -387,7 +410,22 @@ class Deal:
             jack_holder=self.jack_holder,
             loser=score.loser,
             multiplier=score.multiplier,
+            brag_kind=self._rotated_brag_kind(),
+            **self._sides(),
         )
+
+    def _sides(self) -> dict[str, Any]:
+        """The result's sides, and ``sochi``'s lone player, talon and discards."""
+        t = self.talon
+        return {"pair_of": self.pair_of, "lone": t.lone, "talon": t.talon, "discards": t.discards}
+
+    def _rotated_brag_kind(self) -> str | None:
+        """The brag kind where it rotates by round (the result names it), else ``None``."""
+        if self.deal_no == 1 or not self.rules.brag_rotates:
+            return None
+        # The kind follows from the deal's number (no brag_choice here), even when the deal was void
+        # before the brag state was kept (fishing's lays take no decision).
+        return self.rules.brag_kind(self.deal_no).value
 
     # ------------------------------------------------------------------ generic API
 
@@ -403,6 +441,8 @@ class Deal:
         phase = self.phase
         if phase is Phase.PLAY:
             return [_PLAYS[c.id] for c in self.legal_plays(seat)]
+        if phase is Phase.DISCARD:
+            return sochi.legal(self, self.talon, seat)
         if self.brag is not None:
             return brag.legal(self, self.brag, seat)
         return flip.legal(self, self.swaps, seat)
@@ -423,8 +463,12 @@ class Deal:
         if seat != self.to_act:
             return IllegalMoveError(f"{what}: {waiting}", Reason.NOT_YOUR_TURN)
         if self.phase is not Phase.PLAY:
-            stage = brag if self.brag is not None else flip
-            reason = stage.refusal(self, self.brag if self.brag is not None else self.swaps, seat, action)
+            if self.phase is Phase.DISCARD:
+                reason = sochi.refusal(self, self.talon, seat, action)
+            elif self.brag is not None:
+                reason = brag.refusal(self, self.brag, seat, action)
+            else:
+                reason = flip.refusal(self, self.swaps, seat, action)
             if reason is None:
                 return None
             why, said = reason
@@ -467,7 +511,9 @@ class Deal:
         if error is not None:
             raise error
         self.moves.append((seat, action))
-        if self.brag is not None:
+        if self.phase is Phase.DISCARD:
+            sochi.apply(self, self.talon, seat, action)
+        elif self.brag is not None:
             brag.apply(self, self.brag, seat, action)
         else:
             flip.apply(self, self.swaps, seat, action)

@@ -1,8 +1,9 @@
 """Card conservation: every card of the deck is in exactly one place, at every moment of a deal.
 
 A card is in a hand, in a finished trick (the brag tricks included), in the trick being played, laid
-in a brag that is not turned yet, in the brag's stock, in ``draw``'s stock, or still undealt (``flip``
-while trump is declared after three cards). The check is a handful of bit operations over those
+in a brag that is not turned yet, in the brag's stock, in ``draw``'s stock, among ``sochi``'s discards
+(the talon is a place only until the lone player takes it, which is at once), or still undealt
+(``flip`` while trump is declared after three cards). The check is a handful of bit operations over those
 places, cheap enough to run on every stored state, plus the bookkeeping that must agree with them:
 card points and tricks per pair, equal hands in play, whose turn it is.
 
@@ -22,6 +23,7 @@ from bot.engine.deal import Deal
 from bot.engine.errors import KozelError
 from bot.engine.phase import Phase
 from bot.engine.rules import Rules
+from bot.engine.sochi import LONE
 
 
 class InvariantError(KozelError):
@@ -50,6 +52,8 @@ def _places(deal: Deal) -> Iterator[tuple[str, int, int]]:
         if st.turns and st.laid:
             # Laid but not turned: once every seat has laid, the cards are the brag tricks.
             yield _place("the brag cards laid", [c for _, cs in st.laid for c in cs])
+    if deal.talon.discards:
+        yield _place("the discards", deal.talon.discards)
     if flip.declaring_after_three(deal):
         yield _place("the undealt deck", deal.deck[3:])
 
@@ -97,6 +101,7 @@ def _bookkeeping(deal: Deal) -> list[str]:
             pair = deal.pair_of[trick.winner]
             points[pair] += trick.points
             won[pair] += 1
+    points[LONE] += sum(c.points for c in deal.talon.discards)  # sochi: they count for the lone player
     if points != list(deal.points):
         problems.append(f"card points {list(deal.points)} but the tricks hold {points}")
     if won != list(deal.tricks_won):

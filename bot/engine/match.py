@@ -1,4 +1,13 @@
-"""A match: deals in a row, the dealer's rotation, penalty points to 12 and the goat."""
+"""A match: deals in a row, the dealer's rotation, penalty points to 12 and the goat.
+
+Penalties are kept per pair, or — where RULES.md §5 says every person keeps his own score (3-person
+``sochi``) — per person: each deal's side penalty is written to each person of the side
+(:meth:`bot.engine.result.DealResult.charged`), and the first person(s) to reach the target are the
+goat(s), :attr:`Match.goats`. The people are found from the seats by :meth:`Match.people_of`: in
+``sochi`` seat ``s`` is person ``s``. A later ``dummy`` with ``blind_rotates`` reuses this as it
+stands by overriding only that mapping — its three people sit at four seats, the blind's seat maps to
+no one and the seats move with the blind each deal — and by saying ``rules.individual_scores``.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.engine.cards import Card, deck_mask
-from bot.engine.deal import N_SEATS, Deal, DealResult
+from bot.engine.deal import Deal, DealResult
 from bot.engine.eggs import EggDraw, draw_egg_cards
 from bot.engine.errors import KozelError
 from bot.engine.rules import ClassicOptions, FlipOptions, Rules, TrumpMode
@@ -34,10 +43,26 @@ class Match:
     #: The cards the losing pair drew for the eggs once the match was over: two per egg, the diameter
     #: first (:mod:`bot.engine.eggs`); empty until drawn.
     egg_cards: tuple[Card, ...] = ()
+    #: Individual scores: each person's running penalty (empty in pair games), and the goat(s) once the
+    #: match is over (every person who reached the target with the last deal).
+    scores: list[int] = field(default_factory=list)
+    goats: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.dealer not in range(N_SEATS):
-            raise KozelError(f"dealer must be a seat 0-3, not {self.dealer!r}")
+        n = self.rules.seats
+        if self.dealer not in range(n):
+            raise KozelError(f"dealer must be a seat 0-{n - 1}, not {self.dealer!r}")
+        if self.rules.individual_scores and not self.scores:
+            self.scores = [0] * self.people
+
+    @property
+    def people(self) -> int:
+        """How many people keep a score of their own (individual scores), else 0."""
+        return self.rules.seats if self.rules.individual_scores else 0
+
+    def people_of(self, result: DealResult) -> tuple[int | None, ...]:
+        """Per seat of ``result``'s deal, the person sitting there (``None``: nobody's score)."""
+        return tuple(range(len(result.pair_of)))
 
     @classmethod
     def start(cls, rules: Rules, rng: random.Random) -> Match:
@@ -45,12 +70,12 @@ class Match:
 
         flip's "the player who draws the lowest card deals" is the same uniform draw.
         """
-        return cls(rules, dealer=int(rng.random() * N_SEATS))
+        return cls(rules, dealer=int(rng.random() * rules.seats))
 
     @property
     def over(self) -> bool:
-        """Whether a pair has reached the match target."""
-        return self.loser is not None
+        """Whether a pair (a person, with individual scores) has reached the match target."""
+        return self.loser is not None or bool(self.goats)
 
     @property
     def eggs_before(self) -> int:
@@ -75,10 +100,14 @@ class Match:
         self.results.append(result)
         if result.void:
             if not result.same_dealer:
-                self.dealer = (self.dealer + 1) % N_SEATS
+                self.dealer = (self.dealer + 1) % self.rules.seats
             return
         for pair in (0, 1):
             self.penalty[pair] += result.penalty[pair]
+        if self.people:
+            for seat, person in enumerate(self.people_of(result)):
+                if person is not None:
+                    self.scores[person] += result.charged(seat)
         if "eggs" in result.events:
             self.eggs += 1
             self.eggs_in_row += 1
@@ -127,15 +156,21 @@ class Match:
         opts = self.rules.options
         jack_deals = (
             isinstance(opts, ClassicOptions)
-            or self.rules.preset == "tricks"
+            or self.rules.preset in ("tricks", "sochi")
             or (isinstance(opts, FlipOptions) and opts.trump_mode is TrumpMode.JACK_DECLARES)
         )
         if self.deal_no == 1 and jack_deals and result.jack_holder is not None:
             return result.jack_holder
-        return (self.dealer + 1) % N_SEATS
+        return (self.dealer + 1) % self.rules.seats
 
     def _check_end(self) -> None:
         target = self.rules.options.match_target
+        if self.people:
+            # RULES.md §5: the first person to reach the target is the goat; two at once, both.
+            self.goats = tuple(p for p, total in enumerate(self.scores) if total >= target)
+            if self.goats:
+                self.title = self._title(max(self.scores[p] for p in self.goats))
+            return
         for pair in (0, 1):
             if self.penalty[pair] >= target:
                 winners_mode = (

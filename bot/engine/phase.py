@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from bot.engine.actions import (
     Action,
@@ -12,6 +12,7 @@ from bot.engine.actions import (
     ChooseBragKind,
     Cut,
     Declare,
+    Discard,
     Exchange,
     ExchangeGive,
     Swap,
@@ -21,6 +22,9 @@ from bot.engine.cards import Card, Suit
 from bot.engine.errors import Reason
 from bot.engine.order import Tables
 from bot.engine.rules import Rules
+
+if TYPE_CHECKING:
+    from bot.engine.sochi import TalonState
 
 
 class Phase(StrEnum):
@@ -34,6 +38,7 @@ class Phase(StrEnum):
     DECLARE = "declare"
     SWAP = "swap"
     SWAP_RETURN = "swap_return"
+    DISCARD = "discard"
     PLAY = "play"
     OVER = "over"
 
@@ -48,6 +53,7 @@ PHASE_OF: dict[type, Phase] = {
     Declare: Phase.DECLARE,
     Swap: Phase.SWAP,
     SwapReturn: Phase.SWAP_RETURN,
+    Discard: Phase.DISCARD,
 }
 #: Why a decision before the first lead is refused: the reason, and what to say (``None``: say whose
 #: decision the deal waits for).
@@ -96,6 +102,8 @@ class DealCore(Protocol):
     shown: list[int]
     known: list[list[int]]
     events: list[str]
+    #: ``sochi``'s talon, lone player and discards.
+    talon: TalonState
     #: What the deal waits for, and whose decision.
     phase: Phase
     to_act: int | None
@@ -144,6 +152,14 @@ class DealCore(Protocol):
 
     def count_trick(self, trick: Trick) -> None:
         """A trick taken before play (the brag's): its points and the trick go to the winner's pair."""
+        ...
+
+    def set_sides(self, pair_of: tuple[int, ...]) -> None:
+        """The sides of this deal, per seat (``sochi``: once the talon is shown)."""
+        ...
+
+    def bank(self, side: int, points: int) -> None:
+        """Card points taken outside any trick count for ``side`` (``sochi``'s discards)."""
         ...
 
     def open_hand(self, seat: int) -> None:

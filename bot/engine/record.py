@@ -82,7 +82,7 @@ def replay_deal(data: Any, rules: Rules | None = None, match: Match | None = Non
     for i, move in enumerate(rec.moves):
         if deal.over:
             raise RecordError(f"move {i}: the deal is already over", i)
-        seat, action = _move(i, move)
+        seat, action = _move(i, move, rules.seats)
         try:
             deal.apply(seat, action)
         except KozelError as e:
@@ -121,21 +121,22 @@ def match_result(data: Any) -> dict[str, Any]:
             raise RecordError(f"deal {j}: {e}", j) from None
         assert deal.result is not None
         match.add(deal.result)
+        # Individual scores (``sochi``): the running totals are per person, not per pair.
+        totals = match.scores if match.people else match.penalty
         deals.append(
             {
                 "deal_no": deal.deal_no,
                 "dealer": deal.dealer,
                 **deal.result.to_json(),
-                "totals": list(match.penalty),
+                "totals": list(totals),
             }
         )
-    out: dict[str, Any] = {
-        "deals": deals,
-        "penalty": list(match.penalty),
-        "eggs": match.eggs,
-        "loser": match.loser,
-        "title": match.title,
-    }
+    out: dict[str, Any] = {"deals": deals}
+    if match.people:
+        out |= {"scores": list(match.scores), "eggs": match.eggs, "goats": list(match.goats)}
+    else:
+        out |= {"penalty": list(match.penalty), "eggs": match.eggs, "loser": match.loser}
+    out["title"] = match.title
     if rec.egg_cards is not None:
         try:
             match.set_egg_cards([Card.parse(code) for code in rec.egg_cards])
@@ -166,10 +167,10 @@ def dumps(obj: Any, indent: int = 0, width: int = 100) -> str:
     return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
 
-def _move(i: int, move: dict[str, Any]) -> tuple[int, Any]:
+def _move(i: int, move: dict[str, Any], seats: int = 4) -> tuple[int, Any]:
     seat = move.get("seat")
-    if not isinstance(seat, int) or isinstance(seat, bool) or seat not in range(4):
-        raise RecordError(f"move {i}: 'seat' must be a seat 0-3, not {seat!r}", i)
+    if not isinstance(seat, int) or isinstance(seat, bool) or seat not in range(seats):
+        raise RecordError(f"move {i}: 'seat' must be a seat 0-{seats - 1}, not {seat!r}", i)
     keys = [k for k in move if k != "seat"]
     if len(keys) != 1:
         raise RecordError(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.engine.cards import Suit
+from bot.engine.cards import Card, Suit
 from bot.engine.phase import Trick
 
 
@@ -26,6 +26,19 @@ class DealResult:
     jack_holder: int | None = None
     loser: int | None = None
     multiplier: int = 1
+    #: The kind of brag played where the kind rotates by round (``sochi4``), else ``None``.
+    brag_kind: str | None = None
+    #: The side of each seat in this deal (``penalty`` and ``points`` are per side): fixed pairs with
+    #: four seats; in ``sochi`` side 0 is the lone player and side 1 the other two.
+    pair_of: tuple[int, ...] = (0, 1, 0, 1)
+    #: ``sochi``: the lone player (the ♣Q holder), the talon shown and the two cards he discarded.
+    lone: int | None = None
+    talon: tuple[Card, ...] = ()
+    discards: tuple[Card, ...] = ()
+
+    def charged(self, seat: int) -> int:
+        """The penalty written to ``seat``'s person: his side's (RULES.md §5: each of its people)."""
+        return self.penalty[self.pair_of[seat]]
 
     def to_json(self) -> dict[str, Any]:
         """The result as RULES.md §7 prints it."""
@@ -38,4 +51,11 @@ class DealResult:
         }
         if self.multiplier != 1:
             out["multiplier"] = self.multiplier
+        if self.brag_kind is not None:
+            out["brag_kind"] = self.brag_kind
+        if self.talon:
+            out["talon"] = [c.code for c in self.talon]
+        if self.lone is not None:
+            out["lone"] = self.lone
+            out["discards"] = [c.code for c in self.discards]
         return out

@@ -1,4 +1,5 @@
-"""The rules a table plays by: a preset (``classic``, ``flip``, ``draw``, ``tricks``) and its options."""
+"""The rules a table plays by: a preset (``classic``, ``flip``, ``draw``, ``tricks``, ``sochi4``) and its
+options."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ from enum import StrEnum
 from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from bot.engine.cards import SHMON_32, SHMON_36, Card, Suit
 from bot.engine.errors import RulesError
 
-Preset = Literal["classic", "flip", "draw", "tricks"]
-PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw", "tricks")
+Preset = Literal["classic", "flip", "draw", "tricks", "sochi4", "sochi"]
+PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw", "tricks", "sochi4", "sochi")
 
 
 class BragKind(StrEnum):
@@ -65,6 +67,23 @@ class ClassicOptions(_Threshold):
     brag_choice: tuple[BragKind, ...] = ()
     redeal_four_queens: bool = True
 
+    #: Classic's options a preset built on classic fixes (refused by name; the picker leaves them out).
+    fixed: ClassVar[frozenset[str]] = frozenset()
+    preset_name: ClassVar[str] = "classic"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_fixed(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for name in data:
+                if name in cls.fixed:
+                    raise PydanticCustomError(
+                        "fixed_option",
+                        "{name}: not an option of {preset} (the preset fixes it)",
+                        {"name": name, "preset": cls.preset_name},
+                    )
+        return data
+
     @model_validator(mode="after")
     def _brag_choice_holds_brag(self) -> Self:
         if len(set(self.brag_choice)) != len(self.brag_choice):
@@ -72,6 +91,40 @@ class ClassicOptions(_Threshold):
         if self.brag_choice and len(self.brag_choice) < 2:
             raise ValueError("brag_choice needs at least two kinds to choose from")
         return self
+
+    def brag_kind(self, deal_no: int) -> BragKind:
+        """The kind of brag of deal ``deal_no`` (a later deal) unless the bragger chooses it."""
+        return self.brag
+
+
+#: The kinds Sochi Kozel's brag goes through, a round of deals each (RULES.md §5).
+DEFAULT_ROTATION = (BragKind.PANTS, BragKind.MIRROR, BragKind.FISHING)
+
+
+class Sochi4Options(ClassicOptions):
+    """4-person Sochi Kozel (RULES.md §5): classic with 32 cards (♣7 on top) whose brag kind changes
+    every round of four deals, through ``brag_rotation``. The deck, ``brag`` and ``brag_choice`` are
+    fixed by the preset and refused by name; every other classic option stays.
+
+    Rounds count the deals played (a void deal is dealt again under the same number): deals 1-4 are
+    round 1 (deal 1 has no brag, as in classic), deals 5-8 round 2, and so on; round ``r`` brags with
+    ``brag_rotation[(r - 1) % len(brag_rotation)]`` **[interpretation, docs/rules-notes.md]**.
+    """
+
+    fixed: ClassVar[frozenset[str]] = frozenset({"deck", "brag", "brag_choice"})
+    preset_name: ClassVar[str] = "sochi4"
+    #: Deals in a round: one per person.
+    round_length: ClassVar[int] = 4
+
+    deck: Literal[32] = 32
+    brag_rotation: tuple[BragKind, ...] = Field(
+        DEFAULT_ROTATION, min_length=1, description="the brag kind of each round of deals, in turn"
+    )
+
+    def brag_kind(self, deal_no: int) -> BragKind:
+        """The kind of the round that deal ``deal_no`` belongs to."""
+        rnd = (deal_no - 1) // self.round_length
+        return self.brag_rotation[rnd % len(self.brag_rotation)]
 
 
 class FlipOptions(_Threshold):
@@ -104,14 +157,38 @@ class TricksOptions(BaseModel):
     redeal_four_queens: ClassVar[bool] = False
 
 
+class SochiOptions(_Threshold):
+    """Options of 3-person Sochi Kozel (RULES.md §5): 32 cards, 10 each and a talon of two, the ♣Q
+    holder alone against the other two, each person keeping his own score, the brag kind changing
+    every round of three deals. Classic's options that still make sense are taken (the thresholds, the
+    trump suit, the jack order, the four-queens redeal, trumping when void, the target); the others
+    are refused by name as unknown (docs/rules-notes.md says why each)."""
+
+    trump_suit: Literal[Suit.DIAMONDS, Suit.CLUBS] = Suit.DIAMONDS
+    jack_order: JackOrder = JackOrder.STANDARD
+    redeal_four_queens: bool = True
+    brag_rotation: tuple[BragKind, ...] = Field(
+        DEFAULT_ROTATION, min_length=1, description="the brag kind of each round of deals, in turn"
+    )
+    #: Deals in a round: one per person.
+    round_length: ClassVar[int] = 3
+
+    def brag_kind(self, deal_no: int) -> BragKind:
+        """The kind of the round that deal ``deal_no`` belongs to (as :class:`Sochi4Options`)."""
+        rnd = (deal_no - 1) // self.round_length
+        return self.brag_rotation[rnd % len(self.brag_rotation)]
+
+
 _OPTION_MODELS: dict[str, type[BaseModel]] = {
     "classic": ClassicOptions,
     "flip": FlipOptions,
     "draw": DrawOptions,
     "tricks": TricksOptions,
+    "sochi4": Sochi4Options,
+    "sochi": SochiOptions,
 }
 
-Options = ClassicOptions | FlipOptions | DrawOptions | TricksOptions
+Options = ClassicOptions | FlipOptions | DrawOptions | TricksOptions | SochiOptions
 
 
 class Rules(BaseModel):
@@ -133,7 +210,7 @@ class Rules(BaseModel):
 
     @model_validator(mode="after")
     def _options_match_preset(self) -> Self:
-        if not isinstance(self.options, _OPTION_MODELS[self.preset]):
+        if type(self.options) is not _OPTION_MODELS[self.preset]:
             raise ValueError(f"options of another preset given for {self.preset!r}")
         return self
 
@@ -165,9 +242,30 @@ class Rules(BaseModel):
         return self.options.deck if isinstance(self.options, ClassicOptions | FlipOptions) else 32
 
     @property
+    def seats(self) -> int:
+        """How many seats play (one card each makes a trick): 3 in ``sochi``, else 4."""
+        return 3 if self.preset == "sochi" else 4
+
+    @property
+    def individual_scores(self) -> bool:
+        """Whether every person keeps his own score (``sochi``: the sides change every deal)."""
+        return self.preset == "sochi"
+
+    @property
+    def talon_size(self) -> int:
+        """Cards dealt to the talon (``sochi``'s прикуп), else 0."""
+        return 2 if self.preset == "sochi" else 0
+
+    @property
     def hand_size(self) -> int:
-        """Cards in each of the four hands once dealing is complete."""
-        return self.deck_size // 4
+        """Cards in each hand once dealing is complete (before ``sochi``'s talon is taken)."""
+        return (self.deck_size - self.talon_size) // self.seats
+
+    def brag_kind(self, deal_no: int) -> BragKind:
+        """The kind of brag of deal ``deal_no`` (a later deal) unless the bragger chooses it."""
+        opts = self.options
+        assert isinstance(opts, ClassicOptions | SochiOptions), "no brag in this preset"
+        return opts.brag_kind(deal_no)
 
     @property
     def top_trump(self) -> Card:
@@ -177,7 +275,7 @@ class Rules(BaseModel):
     @property
     def fixed_trump_suit(self) -> Suit | None:
         """The trump suit when the preset fixes it; ``None`` when each deal chooses it (``flip``)."""
-        if isinstance(self.options, ClassicOptions):
+        if isinstance(self.options, ClassicOptions | SochiOptions):
             return self.options.trump_suit
         return Suit.CLUBS if self.preset in ("draw", "tricks") else None
 
@@ -187,6 +285,11 @@ class Rules(BaseModel):
         return self.preset == "tricks"
 
     @property
+    def brag_rotates(self) -> bool:
+        """Whether the brag kind changes every round of deals (``sochi4``'s ``brag_rotation``)."""
+        return isinstance(self.options, Sochi4Options | SochiOptions)
+
+    @property
     def queen_penalty(self) -> int:
         """What the pair whose ♣Q is caught is charged."""
         return 8 if self.preset == "flip" else 4
@@ -194,11 +297,15 @@ class Rules(BaseModel):
     @property
     def jack_order(self) -> JackOrder:
         """The order of the jacks among the trumps."""
-        return self.options.jack_order if isinstance(self.options, ClassicOptions) else JackOrder.STANDARD
+        if isinstance(self.options, ClassicOptions | SochiOptions):
+            return self.options.jack_order
+        return JackOrder.STANDARD
 
 
 def _explain(err: Any) -> str:
     where = ".".join(str(p) for p in err["loc"]) or "rules"
     if err["type"] == "extra_forbidden":
         return f"{where}: unknown option"
+    if err["type"] == "fixed_option":
+        return str(err["msg"])
     return f"{where}: {err['msg']}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.engine.actions import Action
-from bot.engine.cards import Card, Suit, cards_of, deck_mask
+from bot.engine.cards import Card, Suit, cards_of, deck_mask, mask_of
 from bot.engine.deal import N_SEATS, Deal, Phase, Trick
 from bot.engine.order import Tables
 from bot.engine.rules import BragKind, Rules
@@ -55,11 +55,21 @@ class SeatView:
     #: Flip's swap decisions so far, in order: (seat, whether he passed his trump). Everyone at the
     #: table sees who was asked (only a hand with exactly one trump is) and what he chose.
     swaps: tuple[tuple[int, bool], ...] = ()
+    #: ``sochi``: the talon shown to all once dealt, the lone player once the sides are formed, and —
+    #: to the lone player alone — the two cards he discarded (nobody else ever sees them).
+    talon: tuple[Card, ...] = ()
+    lone: int | None = None
+    discards: tuple[Card, ...] = ()
 
     @property
-    def partner(self) -> int:
-        """The seat opposite."""
-        return (self.seat + 2) % N_SEATS
+    def partner(self) -> int | None:
+        """The seat opposite (four seats); in ``sochi`` the other of the pair, none for the lone player."""
+        if len(self.pair_of) == N_SEATS:
+            return (self.seat + 2) % N_SEATS
+        mates = [
+            s for s, side in enumerate(self.pair_of) if side == self.pair_of[self.seat] and s != self.seat
+        ]
+        return mates[0] if self.lone is not None and mates else None
 
     @property
     def my_turn(self) -> bool:
@@ -74,7 +84,7 @@ class SeatView:
         """Cards whose place this seat does not know: not in his hand, not played, not seen elsewhere
         (in a hand, or laid face up in the brag)."""
         m = deck_mask(self.rules.deck_size)
-        for c in (*self.hand, *self.played()):
+        for c in (*self.hand, *self.played(), *self.discards):
             m &= ~c.bit
         for cs in self.seen:
             for c in cs:
@@ -88,7 +98,8 @@ class SeatView:
 
 def view_for(deal: Deal, seat: int) -> SeatView:
     """The view of ``deal`` from ``seat``."""
-    if seat not in range(N_SEATS):
+    n = deal.n
+    if seat not in range(n):
         raise ValueError(f"no seat {seat!r}")
     t = deal.tables
     brag = deal.brag
@@ -101,14 +112,18 @@ def view_for(deal: Deal, seat: int) -> SeatView:
         )
     counts = None
     plan = deal.exchange
-    partner = (seat + 2) % N_SEATS
+    partner = (seat + 2) % n
     talking = deal.phase in (Phase.EXCHANGE, Phase.EXCHANGE_GIVE)
     if plan is not None and t is not None and talking and seat in (plan.strong, plan.open):
         trumps = (deal.hands[partner] & t.trump_mask).bit_count()
         counts = (trumps, deal.hands[partner].bit_count() - trumps)
+    talon = deal.talon
+    # The talon is seen in the lone hand until he discards; after that nobody knows which he kept.
+    taking = mask_of(talon.talon) if deal.phase is Phase.DISCARD else 0
     seen = []
-    for h in range(N_SEATS):
-        m = 0 if h == seat else (deal.shown[h] | deal.known[seat][h]) & deal.hands[h]
+    for h in range(n):
+        shown = deal.shown[h] | (taking if h == talon.lone else 0)
+        m = 0 if h == seat else (shown | deal.known[seat][h]) & deal.hands[h]
         cs = cards_of(m)
         seen.append(tuple(t.sorted(cs) if t else cs))
     return SeatView(
@@ -139,4 +154,7 @@ def view_for(deal: Deal, seat: int) -> SeatView:
         open_seat=deal.open_seat,
         partner_counts=counts,
         swaps=tuple(deal.swaps.log),
+        talon=talon.talon,
+        lone=talon.lone,
+        discards=talon.discards if seat == talon.lone else (),
     )

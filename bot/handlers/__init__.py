@@ -19,7 +19,7 @@ from telegram.ext import (
 )
 
 from bot import logs
-from bot.handlers import commands, faults, lobby, play, settings_menu
+from bot.handlers import commands, faults, lobby, play, settings_menu, social
 from bot.handlers.common import services
 from bot.handlers.core import mark_taken
 from bot.polling import SOLE_CONSUMER
@@ -63,10 +63,17 @@ def register(application: AnyApplication) -> None:
     application.add_handler(CommandHandler("leave", commands.leave, filters=groups))
     application.add_handler(CommandHandler("stop", commands.stop, filters=groups))
     application.add_handler(CommandHandler("settings", settings_menu.settings_command, filters=groups))
+    application.add_handler(CommandHandler("top", social.top, filters=groups))
+    application.add_handler(CommandHandler("history", social.history, filters=groups))
+    application.add_handler(CommandHandler("export", social.export, filters=groups))
+    application.add_handler(CommandHandler("stats", social.stats))
     application.add_handler(
         CommandHandler(
             ["newgame", "score", "leave", "stop", "settings"], commands.group_only, filters=private
         )
+    )
+    application.add_handler(
+        CommandHandler(["top", "history", "export"], commands.group_only, filters=private)
     )
     application.add_handler(CallbackQueryHandler(play.on_tap))
     # Faults (bot/handlers/faults.py): a group upgraded to a supergroup, a person who blocks the bot,

@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
+from collections import deque
 from collections.abc import Coroutine
-from concurrent.futures import Executor
 from typing import Any
 
 from bot.engine import Action, KozelError, SeatView, view_for
@@ -22,6 +23,7 @@ from bot.handlers.lobby_view import lobby_content
 from bot.handlers.presenter import Presenter
 from bot.handlers.usecase import Change, Snapshot, Tables
 from bot.storage import Table
+from bot.thinking import Thinker
 
 _LOG = logging.getLogger(__name__)
 
@@ -34,18 +36,34 @@ def player_for(level: str | None) -> Player:
         return make_player("random")
 
 
-async def decide(level: str | None, view: SeatView, rng: random.Random, executor: Executor | None) -> Action:
-    """The decision of the bot player of ``level`` for ``view``, thought off the event loop.
+async def decide(
+    level: str | None,
+    view: SeatView,
+    rng: random.Random,
+    thinker: Thinker | None,
+    waits: deque[float] | None = None,
+) -> Action:
+    """The decision of the bot player of ``level`` for ``view``, thought off the event loop: by
+    ``thinker`` (:mod:`bot.thinking`), else in a thread of the loop's default pool. ``waits`` gets
+    how long it took, queue and thought.
 
     A player must never stall a table: one that fails, or chooses an action ``view.legal`` does not
     hold, is replaced by the random player for this decision, and reported.
     """
     player = player_for(level)
+    began = time.perf_counter()
     try:
-        action = await asyncio.get_running_loop().run_in_executor(executor, player.decide, view, rng)
+        if thinker is not None:
+            # A level not built is thought as the random player, here as in the thinker's process.
+            name = "random" if player.name == "random" else level or "random"
+            action = await thinker.decide(name, view, rng.getrandbits(64))
+        else:
+            action = await asyncio.get_running_loop().run_in_executor(None, player.decide, view, rng)
     except Exception:
         _LOG.exception("bot player %s failed; playing at random instead", level)
         return player_for("random").decide(view, rng)
+    if waits is not None:
+        waits.append(time.perf_counter() - began)
     if action not in view.legal:
         _LOG.error("bot player %s chose an illegal %r; playing at random", level, action)
         action = player_for("random").decide(view, rng)
@@ -111,6 +129,8 @@ class BotDriver:
             snap = self.tables.snapshot(table)
             if table.status == "playing" or table.pending_summaries:
                 self.presenter.show(snap)
+            elif table.status == "over":  # a finish the kill may have left uncounted (counted once)
+                self._spawn(self.tables.archive(table), f"archive {key_of(table)}")
             elif table.status == "lobby" and table.lobby_message_id is None:
                 self._spawn(self.post_lobby(table), f"lobby {key_of(table)}")
             if bot_to_act(snap) is not None:
@@ -194,7 +214,7 @@ class BotDriver:
             person = table.seats[seat]
             assert person is not None
             rng = random.Random(core.rng.getrandbits(64))
-            action = await decide(person.level, view_for(deal, seat), rng, core.executor)
+            action = await decide(person.level, view_for(deal, seat), rng, core.thinker, core.stats.bot_waits)
             try:
                 await self._play(key, snap, seat, action)
             except Exception:

@@ -137,9 +137,11 @@ class Preset:
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """The next value of the picker's option at ``index``."""
+    """The next value of the picker's option whose code is ``code``
+    (:func:`bot.handlers.rules_menu.option_code`: the same for the same option in every preset and
+    every release, so a keyboard of another preset or release never changes a different option)."""
 
-    index: int
+    code: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +195,26 @@ class Back:
     """ "I'm back": the person decides for their seat again."""
 
 
+@dataclass(frozen=True, slots=True)
+class Top:
+    """``/top`` for a period: 0 all time, 1 this month."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """The replay viewer of a past match (the button's table id): deal ``deal`` at ``step``."""
+
+    deal: int
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """A past match's record (the button's table id) as a JSON document."""
+
+
 Payload = (
     Act
     | Held
@@ -214,16 +236,20 @@ Payload = (
     | TurnTime
     | OnTimeout
     | Back
+    | Top
+    | View
+    | Export
 )
 #: Payloads that are a lobby button.
 LOBBY = (Sit, AddBot, RemoveBot, Level, RulesMenu, SeatsMenu, Preset, Option, Start, Fill, Confirm, Decline)
 _BARE: dict[str, Payload] = {
     "L": Level(), "R": RulesMenu(), "K": SeatsMenu(), "G": Start(), "F": Fill(), "M": Rematch(),
-    "Y": Back(), "J": Confirm(), "Q": Decline(),
+    "Y": Back(), "J": Confirm(), "Q": Decline(), "E": Export(),
 }  # fmt: skip
 _BARE_CODE = {type(p): code for code, p in _BARE.items()}
-_NUMBERED: dict[str, type[Sit | AddBot | RemoveBot | Preset | Option | TurnTime | OnTimeout]] = {
+_NUMBERED: dict[str, type[Sit | AddBot | RemoveBot | Preset | Option | TurnTime | OnTimeout | Top]] = {
     "S": Sit, "B": AddBot, "D": RemoveBot, "P": Preset, "O": Option, "Tt": TurnTime, "Ta": OnTimeout,
+    "W": Top,
 }  # fmt: skip
 _NUMBERED_CODE = {kind: code for code, kind in _NUMBERED.items()}
 
@@ -239,7 +265,9 @@ def encode(payload: Payload) -> str:
             return "C" + (card.code if card is not None else "")
         case Language(lang):
             return "N" + lang
-        case Sit(n) | AddBot(n) | RemoveBot(n) | Preset(n) | Option(n) | TurnTime(n) | OnTimeout(n):
+        case View(deal, step):
+            return f"V{deal}:{step}"
+        case Sit(n) | AddBot(n) | RemoveBot(n) | Preset(n) | Option(n) | TurnTime(n) | OnTimeout(n) | Top(n):
             return _NUMBERED_CODE[type(payload)] + str(n)
     return _BARE_CODE[type(payload)]
 
@@ -261,17 +289,22 @@ def decode(code: str) -> Payload:
         raise BadData(f"bad payload {code!r}") from None
     if head == "N" and re.fullmatch(r"[a-z]{2,3}", rest):
         return Language(rest)
+    if head == "V" and (found := re.fullmatch(r"(\d{1,3}):(\d{1,3})", rest)):
+        return View(int(found[1]), int(found[2]))
     for prefix in (code[:2], head):
         kind = _NUMBERED.get(prefix)
         arg = code[len(prefix) :]
-        if kind is not None and arg.isdigit() and len(arg) <= 3:
+        # An option's code is up to five digits (bot/handlers/rules_menu.option_code); the rest three.
+        if kind is not None and arg.isdigit() and len(arg) <= (5 if kind is Option else 3):
             if kind in (Sit, AddBot, RemoveBot) and int(arg) not in range(4):
                 break
             return kind(int(arg))
     raise BadData(f"bad payload {code!r}")
 
 
-_KINDS: dict[str, type[Act | Held | Tick | Language]] = {"A": Act, "X": Held, "C": Tick, "N": Language}
+_KINDS: dict[str, type[Act | Held | Tick | Language | View]] = {
+    "A": Act, "X": Held, "C": Tick, "N": Language, "V": View,
+}  # fmt: skip
 
 
 def kind_of(code: str) -> type[Payload] | None:

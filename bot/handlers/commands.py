@@ -33,7 +33,7 @@ from bot.handlers.common import (
     thread_of,
     user_tr,
 )
-from bot.handlers.game import Refusal, match_record
+from bot.handlers.game import Refusal
 from bot.handlers.i18n import LANGS, Tr, pick_lang
 from bot.handlers.labels import person_left
 from bot.handlers.lobby import join_by_link
@@ -41,11 +41,15 @@ from bot.handlers.outbox import Content, Sent
 from bot.handlers.services import Services
 from bot.handlers.tally import tally_png
 from bot.handlers.words import pair_names, tally_text
+from bot.stats.entry import entry_of
 from bot.storage import Seat, StaleWrite, Table
 
 _LOG = logging.getLogger(__name__)
 GROUP_COMMANDS = ("newgame", "score", "rules", "leave", "stop", "settings", "language", "help")
 PRIVATE_COMMANDS = ("start", "help", "language", "rules")
+#: The standings and history (bot/handlers/social.py), after the others in the menus.
+SOCIAL_GROUP_COMMANDS = ("top", "stats", "history", "export")
+SOCIAL_PRIVATE_COMMANDS = ("stats",)
 
 
 async def set_commands(application: Application) -> None:  # type: ignore[type-arg]
@@ -58,9 +62,9 @@ async def set_commands(application: Application) -> None:  # type: ignore[type-a
         tr = Tr(lang)
         code = None if lang == "ru" else lang
         for scope, names in (
-            (BotCommandScopeAllGroupChats(), GROUP_COMMANDS),
-            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS),
-            (BotCommandScopeDefault(), GROUP_COMMANDS),
+            (BotCommandScopeAllGroupChats(), GROUP_COMMANDS + SOCIAL_GROUP_COMMANDS),
+            (BotCommandScopeAllPrivateChats(), PRIVATE_COMMANDS + SOCIAL_PRIVATE_COMMANDS),
+            (BotCommandScopeDefault(), GROUP_COMMANDS + SOCIAL_GROUP_COMMANDS),
         ):
             commands = [BotCommand(name, tr(f"cmd.{name}")) for name in names]
             await application.bot.set_my_commands(commands, scope=scope, language_code=code)
@@ -257,7 +261,11 @@ async def stop(update: Update, context: Context) -> None:
             if table is None:
                 say(svc, update, tr("stop.no_table"))
                 return
-            archive = match_record(table) if table.match is not None and table.status == "playing" else None
+            archive = (
+                entry_of(table, at=svc.settings.clock())
+                if table.match is not None and table.status == "playing"
+                else None
+            )
             try:
                 await svc.storage.delete_table(table, archive=archive)
             except StaleWrite:

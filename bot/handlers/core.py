@@ -10,10 +10,12 @@ checks there is no import circle):
 3. :mod:`~bot.handlers.usecase`: the one path a change of a table takes, ending in a
    :class:`~bot.handlers.usecase.Snapshot` handed to the renderers;
 4. the renderers, which read snapshots: :mod:`~bot.handlers.presenter`, :mod:`~bot.handlers.bots`
-   (bot players, which play through the use case), :mod:`~bot.handlers.timers`;
+   (bot players, which play through the use case), :mod:`~bot.handlers.timers`, and
+   :mod:`~bot.handlers.announcer` (the achievements a finish earned, after the presenter's result);
 5. :mod:`~bot.handlers.services` (:class:`~bot.handlers.services.Services`: all of the above for
    the update handlers) and the update handlers themselves: ``play``, ``lobby``, ``rematch``,
-   ``commands``, ``settings_menu``, ``faults``.
+   ``commands``, ``settings_menu``, ``faults``, ``social`` (/top, /stats, /history and its viewer,
+   /export, over the views ``standings_view`` and ``replay_view``).
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ import random
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 
 from bot.handlers.codec import Codec
 from bot.handlers.outbox import Limits, Outbox
 from bot.storage import Storage, Table
+from bot.thinking import Thinker
 
 TableKey = tuple[int, int | None]
 
@@ -60,6 +62,11 @@ class Settings:
     default_language: str = "ru"
     #: Handling times kept for the bench (:class:`Stats`): the latest this many of each kind.
     timings_kept: int = 10_000
+    #: Where bot players think (``BOT_THINKING``, :mod:`bot.thinking`): ``threads`` of this process,
+    #: ``processes`` of this instance, or ``redis`` (jobs for ``python -m bot.worker`` processes).
+    thinking: str = "threads"
+    #: Processes (``processes``) or fallback threads (``redis``) of this instance; 0: one per CPU.
+    bot_workers: int = 0
 
 
 @dataclass
@@ -72,9 +79,13 @@ class Stats:
     #: first call it must wait for: a new message's id).
     queued_times: deque[float] = field(init=False)
 
+    #: A bot decision's wait, from asking the thinker to its answer (queue and thought).
+    bot_waits: deque[float] = field(init=False)
+
     def __post_init__(self) -> None:
         self.tap_times = deque(maxlen=self.kept)
         self.queued_times = deque(maxlen=self.kept)
+        self.bot_waits = deque(maxlen=self.kept)
 
 
 _TAKEN = "kozel_taken_at"
@@ -105,7 +116,8 @@ class Core:
     codec: Codec
     settings: Settings
     bot_username: str
-    executor: Executor | None = None
+    #: Where bot players think (:mod:`bot.thinking`); None: in a thread of the event loop's default pool.
+    thinker: Thinker | None = None
     rng: random.Random = field(default_factory=random.SystemRandom)
     stats: Stats = field(init=False)
 

@@ -239,9 +239,10 @@ def lobby_change(
             table.rules = Rules.make(presets[payload.index]).to_json()
     elif isinstance(payload, Option):
         try:
-            table.rules = rules_menu.cycle(Rules.parse(table.rules), payload.index).to_json()
+            table.rules = rules_menu.cycle(Rules.parse(table.rules), payload.code).to_json()
         except ValueError:
-            raise Refusal("alert.unknown_button") from None
+            # A keyboard of another preset (or release): its option is not this preset's.
+            raise Refusal("alert.stale_menu") from None
     elif isinstance(payload, Start):
         _drop_unanswered(table)
         if not table.full:

@@ -79,9 +79,10 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
                 for i, p in enumerate(rules_menu.presets())
             ]
         )
-        for i, (name, _) in enumerate(rules_menu.options_of(rules.preset)):
+        for name, _ in rules_menu.options_of(rules.preset):
             value = rules_menu.value_text(tr, rules_menu.current(rules, name))
-            rows.append([_button(codec, table, f"{tr(f'opt.{name}')}: {value}", Option(i))])
+            option = Option(rules_menu.option_code(name))
+            rows.append([_button(codec, table, f"{tr(f'opt.{name}')}: {value}", option)])
         rows.append([_button(codec, table, tr("btn.back"), SeatsMenu())])
     elif table.lobby_view == "confirm":
         empty = sum(seat is None for seat in table.seats)

@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters
+from telegram import Bot, InlineKeyboardMarkup, InputFile, Message, ReplyParameters
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
@@ -121,12 +121,14 @@ class Sent:
 
 @dataclass
 class _Op:
-    kind: str  # "edit", "send", "photo" or "delete"
+    kind: str  # "edit", "send", "photo", "document" or "delete"
     chat_id: int
     content: Content
     message_id: int | None = None
     thread_id: int | None = None
     photo: bytes | None = None
+    #: A document's file name and bytes (kind "document").
+    document: tuple[str, bytes] | None = None
     future: asyncio.Future[Sent] | None = None
     urgent: bool = True
     #: When a non-urgent edit's content last changed (the pace's clock).
@@ -275,8 +277,10 @@ class Outbox:
         thread_id: int | None = None,
         photo: bytes | None = None,
         reply_to: int | None = None,
+        document: tuple[str, bytes] | None = None,
     ) -> asyncio.Future[Sent]:
-        """Queue a message (a picture with ``photo``) without waiting for it: a command's reply.
+        """Queue a message (a picture with ``photo``, a file with ``document``: its name and bytes)
+        without waiting for it: a command's reply.
 
         The handler goes on at once rather than holding an update slot for the chat's pace. A post
         identical to one still waiting in the chat is not queued again (a burst of one command costs
@@ -284,11 +288,12 @@ class Outbox:
         """
         chat_id = self._moved.get(chat_id, chat_id)
         chat = self._chats.setdefault(chat_id, _Chat())
-        kind = "send" if photo is None else "photo"
+        kind = "photo" if photo is not None else "document" if document is not None else "send"
         op = _Op(kind, chat_id, content, thread_id=thread_id, photo=photo, reply_to=reply_to, posted=True)
+        op.document = document
         for o in chat.queue:
-            if o.posted and (o.kind, o.content, o.thread_id, o.photo, o.reply_to) == (
-                kind, content, thread_id, photo, reply_to
+            if o.posted and (o.kind, o.content, o.thread_id, o.photo, o.reply_to, o.document) == (
+                kind, content, thread_id, photo, reply_to, document
             ):  # fmt: skip
                 assert o.future is not None
                 return o.future
@@ -438,7 +443,7 @@ class Outbox:
                 op.chat_id = e.new_chat_id
                 continue
             except TimedOut as e:
-                if op.kind in ("send", "photo"):  # an edit or a delete is safe to repeat
+                if op.kind in ("send", "photo", "document"):  # an edit or a delete is safe to repeat
                     _LOG.warning("%s in chat %s timed out; not repeated: %s", op.kind, op.chat_id, e)
                     return Sent(None, uncertain=True)
                 _LOG.info("an edit in chat %s timed out; retrying in %s s", op.chat_id, backoff)
@@ -499,6 +504,16 @@ class Outbox:
             assert op.photo is not None
             message = await self.bot.send_photo(
                 op.chat_id, op.photo, caption=op.content.text, message_thread_id=op.thread_id, **kwargs
+            )
+        elif op.kind == "document":
+            assert op.document is not None
+            file_name, file_data = op.document
+            message = await self.bot.send_document(
+                op.chat_id,
+                InputFile(file_data, filename=file_name),
+                caption=op.content.text,
+                message_thread_id=op.thread_id,
+                **kwargs,
             )
         else:
             message = await self.bot.send_message(

@@ -21,12 +21,15 @@ from bot.handlers.codec import (
     Back,
     BadData,
     Button,
+    Export,
     Held,
     Language,
     OnTimeout,
     Rematch,
     Tick,
+    Top,
     TurnTime,
+    View,
 )
 from bot.handlers.commands import language_tap
 from bot.handlers.common import Context, alert, quiet_answer, services, user_tr
@@ -37,6 +40,7 @@ from bot.handlers.outbox import Content
 from bot.handlers.rematch import rematch_tap
 from bot.handlers.services import Services, TableKey, taken_at
 from bot.handlers.settings_menu import settings_tap
+from bot.handlers.social import export_tap, top_tap, view_tap
 from bot.handlers.usecase import Change
 from bot.handlers.words import SUIT_SYMBOLS
 from bot.storage import StaleWrite, Table
@@ -97,6 +101,12 @@ async def on_tap(update: Update, context: Context) -> None:
             await settings_tap(update, button, payload, svc)
         elif isinstance(payload, Back):
             await back_tap(update, button, svc)
+        elif isinstance(payload, View):
+            await view_tap(update, button, payload, svc)
+        elif isinstance(payload, Top):
+            await top_tap(update, button, payload, svc)
+        elif isinstance(payload, Export):
+            await export_tap(update, button, payload, svc)
         else:  # pragma: no cover - every payload type is routed above
             raise Refusal("alert.unknown_button")
     except Notice as notice:  # a harmless repeat: a toast, nothing to read and dismiss

@@ -9,10 +9,19 @@ from __future__ import annotations
 import enum
 import types
 import typing
+import zlib
 from typing import Any
 
 from bot.engine import Rules, RulesError
-from bot.engine.rules import PRESETS, ClassicOptions, DrawOptions, FlipOptions, TricksOptions
+from bot.engine.rules import (
+    PRESETS,
+    ClassicOptions,
+    DrawOptions,
+    FlipOptions,
+    Sochi4Options,
+    SochiOptions,
+    TricksOptions,
+)
 from bot.handlers.i18n import Tr
 
 _MODELS: dict[str, Any] = {
@@ -20,6 +29,8 @@ _MODELS: dict[str, Any] = {
     "flip": FlipOptions,
     "draw": DrawOptions,
     "tricks": TricksOptions,
+    "sochi4": Sochi4Options,
+    "sochi": SochiOptions,
 }
 #: Match targets offered (12 is the rule; shorter and longer games for those who want them).
 TARGETS = (12, 6, 18, 24)
@@ -43,17 +54,27 @@ def choices(annotation: Any) -> tuple[Any, ...] | None:
 def options_of(preset: str) -> list[tuple[str, tuple[Any, ...]]]:
     """``(name, values)`` of each option of ``preset`` that the picker offers, in model order."""
     model = _MODELS[preset]
+    fixed: frozenset[str] = getattr(
+        model, "fixed", frozenset()
+    )  # classic's options a preset built on it fixes
     out = []
     for name, info in model.model_fields.items():
+        if name in fixed:
+            continue
         values = choices(info.annotation)
         if values:
             out.append((name, values))
     return out
 
 
+#: The presets a table in Telegram can play: its lobby seats four people (3-person ``sochi`` waits for
+#: a lobby of three, a table message with the talon and a discard keyboard). Playable in the engine.
+TABLE_PRESETS = tuple(p for p in PRESETS if p != "sochi")
+
+
 def presets() -> tuple[str, ...]:
-    """The preset names."""
-    return PRESETS
+    """The preset names the lobby offers."""
+    return TABLE_PRESETS
 
 
 def current(rules: Rules, name: str) -> Any:
@@ -61,12 +82,19 @@ def current(rules: Rules, name: str) -> Any:
     return getattr(rules.options, name)
 
 
-def cycle(rules: Rules, index: int) -> Rules:
-    """``rules`` with option number ``index`` set to its next value (skipping values the rules refuse)."""
-    opts = options_of(rules.preset)
-    if not 0 <= index < len(opts):
-        raise ValueError(f"no option {index}")
-    name, values = opts[index]
+def option_code(name: str) -> int:
+    """The number an option's button carries: from its name alone, so it is the same in every preset
+    and release (``tests/bot/test_lobby.py`` checks no two options share one)."""
+    return zlib.crc32(name.encode()) % 36**3
+
+
+def cycle(rules: Rules, code: int) -> Rules:
+    """``rules`` with the option whose :func:`option_code` is ``code`` set to its next value (skipping
+    values the rules refuse); ``ValueError`` if ``rules``'s preset has no such option."""
+    found = [(name, values) for name, values in options_of(rules.preset) if option_code(name) == code]
+    if not found:
+        raise ValueError(f"no option with code {code} in {rules.preset}")
+    name, values = found[0]
     now = current(rules, name)
     start = values.index(now) if now in values else -1
     data = rules.to_json()

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from bot.handlers.announcer import Announcer
 from bot.handlers.bots import BotDriver
 from bot.handlers.core import Core, Settings, Stats, TableKey, mark_taken, taken_at
 from bot.handlers.game import Progress
@@ -33,6 +34,7 @@ class Services(Core):
     presenter: Presenter = field(init=False)
     driver: BotDriver = field(init=False)
     timers: Timers = field(init=False)
+    announcer: Announcer = field(init=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -42,6 +44,8 @@ class Services(Core):
         self.timers = Timers(self, self.tables, self.presenter)
         self.tables.renderers[:] = [self.presenter, self.driver, self.timers]
         self.tables.planner = self.timers.plan
+        self.announcer = Announcer(self, self.presenter)
+        self.tables.announce = self.announcer.announce
 
     def lock(self, key: TableKey) -> asyncio.Lock:
         """The in-process lock of a table."""

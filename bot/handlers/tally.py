@@ -30,6 +30,11 @@ def _font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(_FONT_FILE), size)
 
 
+def font(size: int) -> ImageFont.FreeTypeFont:
+    """The bot's picture font (DejaVu Sans Bold) at ``size`` pixels, loaded once per size."""
+    return _font(size)
+
+
 def drawable(name: str) -> str:
     """``name`` without what the font cannot draw: emoji and other characters beyond the BMP, and
     variation selectors and joiners (🤖 Бот №3 → Бот №3)."""

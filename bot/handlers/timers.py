@@ -1,6 +1,7 @@
 """Turn timers and expiry, kept in Redis so they survive restarts and fire once across processes.
 
-Every deadline is a member of one Redis sorted set (score: the Unix time it is due). A periodic
+Every deadline is a member of a Redis sorted set (score: the Unix time it is due): one set on a single
+Redis, one of several buckets chosen by the table on a cluster (:mod:`bot.storage.cluster`). A periodic
 JobQueue job (:func:`tick`) moves the due ones to an in-flight set under a lease in one Lua script,
 so of several processes exactly one fires each, and a timer that came due while the bot was down
 fires at the first tick after a start. A fired timer's lease is released; one whose process died
@@ -376,7 +377,7 @@ class Timers:
         deal = snap.deal
         assert deal is not None
         rng = random.Random(core.rng.getrandbits(64))
-        action = await decide(default_level(), view_for(deal, timer.seat), rng, core.executor)
+        action = await decide(default_level(), view_for(deal, timer.seat), rng, core.thinker)
         at_once = chat.timeout_action == "away"
 
         def change(c: Change) -> tuple[Progress, str | None] | None:

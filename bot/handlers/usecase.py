@@ -32,6 +32,8 @@ from bot.engine import Action, Deal
 from bot.handlers import game
 from bot.handlers.core import Core, TableKey, key_of
 from bot.handlers.game import Progress
+from bot.stats import counting
+from bot.stats.entry import entry_of
 from bot.storage import StaleWrite, Table, TimerPlan
 
 R = TypeVar("R")
@@ -200,6 +202,8 @@ class Renderer(Protocol):
 
 #: The timers a state needs, armed with its save (the timers' :meth:`~bot.handlers.timers.Timers.plan`).
 Planner = Callable[[Snapshot], Awaitable[TimerPlan | None]]
+#: Told of the achievements a finish earned, to announce them (bot/handlers/announcer.py).
+Announce = Callable[[Table, list[counting.Earned]], None]
 
 
 class Tables:
@@ -210,6 +214,7 @@ class Tables:
         self.deals = DealCache()
         self.renderers: list[Renderer] = []
         self.planner: Planner | None = None
+        self.announce: Announce | None = None
         #: The tables this process saved lately: (monotonic time, version, JSON), oldest first.
         self._saved: OrderedDict[TableKey, tuple[float, int, str]] = OrderedDict()
         #: Held only while in use (a waiter or holder keeps its lock alive), so ended tables leave none.
@@ -345,7 +350,11 @@ class Tables:
     async def archive(self, table: Table) -> None:
         """Keep the finished (or stopped) match's record in the chat's history."""
         if table.match is not None and table.match.deals:
-            await self.core.storage.push_history(table.chat_id, game.match_record(table))
+            # Kept and counted in the standings once, however often a finish is handled (bot/stats).
+            entry = entry_of(table, at=table.updated_at or self.core.settings.clock())
+            archived = await counting.finish(self.core.storage, entry)
+            if archived.earned and self.announce is not None:
+                self.announce(table, archived.earned)  # earned now, never before: announced once
 
     async def publish(self, snap: Snapshot) -> None:
         """Hand a change to the renderers (and keep the record of a match that just ended)."""

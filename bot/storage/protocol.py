@@ -63,6 +63,48 @@ class Storage(Protocol):
         """The chat's finished matches, newest first."""
         ...
 
+    async def archive_match(
+        self,
+        chat_id: int,
+        match_id: str,
+        *,
+        at: float,
+        month: str,
+        entry: dict[str, Any] | None,
+        counts: dict[str, int],
+        names: dict[str, str],
+    ) -> bool:
+        """Keep a finished match's history ``entry`` (None: keep none) and add ``counts`` to the chat's
+        standings (all time and ``month``, ``YYYY-MM``), atomically and once per ``match_id``: False if
+        it was counted already (a finish handled again)."""
+        ...
+
+    async def count_person(
+        self,
+        user_id: int,
+        match_key: str,
+        *,
+        at: float,
+        won: bool,
+        counts: dict[str, int],
+        values: dict[str, str],
+    ) -> bool:
+        """Add a match to a person's figures across chats (and their streak), once per ``match_key``."""
+        ...
+
+    async def award(self, user_id: int, ids: list[str], *, at: float) -> list[str]:
+        """Mark achievements ``ids`` earned by a person at ``at``, each once for ever (atomically):
+        the ids that were not earned before."""
+        ...
+
+    async def standings(self, chat_id: int, period: str) -> tuple[dict[str, int], dict[str, str]]:
+        """A chat's standings counters for ``period`` (``all`` or ``YYYY-MM``) and its players' names."""
+        ...
+
+    async def personal(self, user_id: int) -> dict[str, str]:
+        """A person's figures across chats."""
+        ...
+
     async def chat_settings(self, chat_id: int) -> ChatSettings:
         """A chat's settings (defaults when none are stored)."""
         ...

@@ -33,6 +33,7 @@ from bot.storage.cluster import (
 from bot.storage.invariants import check_table
 from bot.storage.models import SCHEMA, ChatSettings, Table, UserSettings
 from bot.storage.protocol import StaleWrite, TimerPlan
+from bot.storage.stats_store import CHAT_PARTS, StatsStore
 
 # KEYS[1] table; ARGV: expected version, new version, JSON, ttl in ms.
 _SAVE = """
@@ -109,9 +110,10 @@ if v and (v == 'done' or (ARGV[4] ~= '1' and (tonumber(v) or 0) > tonumber(ARGV[
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 return 1
 """
-# A group upgraded to a supergroup. KEYS: old table, new table, old settings, new settings, old
-# history, new history. ARGV: the old table's expected version ('' if it has none), the moved table's
-# JSON, its ttl in ms. One script, so no one ever sees the table in both chats or in neither.
+# A group upgraded to a supergroup. KEYS: old table, new table, then pairs of the old and new chat's
+# other keys (settings, history, the standings'). ARGV: the old table's expected version ('' if it
+# has none), the moved table's JSON, its ttl in ms. One script, so no one ever sees the table in
+# both chats or in neither.
 _MOVE = """
 if ARGV[1] ~= '' then
   local v = redis.call('HGET', KEYS[1], 'v')
@@ -121,7 +123,7 @@ if ARGV[1] ~= '' then
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
   redis.call('DEL', KEYS[1])
 end
-for i = 3, 5, 2 do
+for i = 3, #KEYS, 2 do
   if redis.call('EXISTS', KEYS[i]) == 1 and redis.call('EXISTS', KEYS[i + 1]) == 0 then
     redis.call('RENAME', KEYS[i], KEYS[i + 1])
   end
@@ -183,6 +185,8 @@ class RedisStorage:
         self._claim_update = client.register_script(_CLAIM_UPDATE)
         self._put_new = client.register_script(_PUT_NEW)
         self._push = client.register_script(_PUSH)
+        #: The standings' keys and scripts (bot/storage/stats_store.py).
+        self.stats = StatsStore(client, prefix)
         #: Chat settings key -> (monotonic time it may be used until, the settings read).
         self._chat_cache: dict[str, tuple[float, ChatSettings]] = {}
 
@@ -308,6 +312,7 @@ class RedisStorage:
                     self.chat_key(new),
                     self.history_key(old),
                     self.history_key(new),
+                    *(key for part in CHAT_PARTS for key in self._stats_pair(old, new, part)),
                 ],
                 args=[str(table.version) if table is not None else "", data, str(max(1, int(ttl * 1000)))],
             )
@@ -326,7 +331,12 @@ class RedisStorage:
                 return ok
         await move_key(self, self.chat_key(old), self.chat_key(new))
         await move_key(self, self.history_key(old), self.history_key(new))
+        for part in CHAT_PARTS:
+            await move_key(self, *self._stats_pair(old, new, part))
         return 1
+
+    def _stats_pair(self, old: int, new: int, part: str) -> tuple[str, str]:
+        return self.stats.chat_stats_key(old, part), self.stats.chat_stats_key(new, part)
 
     async def run_put_new(self, key: str, version: int, data: str, ttl_ms: int) -> int:
         """Create the table ``key`` at ``version`` unless it exists (-1)."""
@@ -355,6 +365,73 @@ class RedisStorage:
         """Finished matches of the chat, newest first."""
         items = await self.client.lrange(self.history_key(chat_id), 0, limit - 1)
         return [json.loads(item) for item in items]
+
+    # ----- standings (bot/storage/stats_store.py) ----------------------------------------------
+
+    async def archive_match(
+        self,
+        chat_id: int,
+        match_id: str,
+        *,
+        at: float,
+        month: str,
+        entry: dict[str, Any] | None,
+        counts: dict[str, int],
+        names: dict[str, str],
+    ) -> bool:
+        """Keep a finished match's entry and add its figures to the chat's standings, in one script,
+        unless ``match_id`` was counted already (then nothing: False)."""
+        return await self.stats.archive(
+            chat_id,
+            self.history_key(chat_id),
+            match_id,
+            at=at,
+            month=month,
+            entry=entry,
+            counts=counts,
+            names=names,
+            history_kept=HISTORY_KEPT,
+        )
+
+    async def count_person(
+        self,
+        user_id: int,
+        match_key: str,
+        *,
+        at: float,
+        won: bool,
+        counts: dict[str, int],
+        values: dict[str, str],
+    ) -> bool:
+        """Add a match to a person's figures across chats, unless ``match_key`` was counted."""
+        return await self.stats.count_person(user_id, match_key, at=at, won=won, counts=counts, values=values)
+
+    async def award(self, user_id: int, ids: list[str], *, at: float) -> list[str]:
+        """Mark achievements earned by a person (once for ever); the ids not earned before."""
+        return await self.stats.award(user_id, ids, at=at)
+
+    async def standings(self, chat_id: int, period: str) -> tuple[dict[str, int], dict[str, str]]:
+        """A chat's standings counters for ``period`` (``all`` or ``YYYY-MM``) and the players' names."""
+        return await self.stats.standings(chat_id, period)
+
+    async def personal(self, user_id: int) -> dict[str, str]:
+        """A person's figures across chats."""
+        return await self.stats.personal(user_id)
+
+    async def clear_stats(self) -> int:
+        """Delete every standings key (to rebuild them from the history)."""
+        return await self.stats.clear()
+
+    async def history_chats(self) -> list[int]:
+        """Every chat with a stored history (SCAN; on a cluster on every master)."""
+        chats = []
+        async for key in self.client.scan_iter(match=f"{self.prefix}kozel:*:history", count=500):
+            chat = key[len(self.prefix) + len("kozel:{") :].partition("}:history")[0]
+            try:
+                chats.append(int(chat))
+            except ValueError:
+                continue
+        return chats
 
     # ----- settings ----------------------------------------------------------------------------
 

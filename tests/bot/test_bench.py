@@ -28,6 +28,36 @@ async def test_the_bench_sets_up_a_table_through_the_lobby(
     await driver.wait_for(lambda: bench._legal(svc.codec, users) or None, what="a legal move")
 
 
+async def test_the_bench_seats_bot_players_of_the_level_asked(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    await bench._table(
+        driver, svc.codec, 3, "classic", 0, random.Random(1), bench.Seating(3, "easy"), svc.storage
+    )
+    group = next(c for c in driver.world.chats.values() if c.is_group)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.status == "playing"
+    assert [(s.is_bot, s.level if s.is_bot else None) for s in table.seats if s is not None] == [
+        (False, None),
+        (True, "easy"),
+        (True, "easy"),
+        (True, "easy"),
+    ]
+
+
+def test_bot_decisions_are_summed_up_only_when_there_were_any() -> None:
+    assert bench._thinking_figures({"bot_waits": []}, 10.0) == {}
+    got = bench._thinking_figures({"bot_waits": [0.1, 0.2, 0.3, 4.0], "thinking_cpu_s": 1.5}, 2.0)
+    assert got == {
+        "bot_decisions": 4,
+        "bot_decisions_per_s": 2.0,
+        "bot_wait_ms_median": 200.0,
+        "bot_wait_ms_p95": 300.0,
+        "bot_wait_ms_max": 4000.0,
+        "thinking_cpu_s": 1.5,
+    }
+
+
 def test_the_marks_come_from_the_catalog() -> None:
     assert bench.PROMPT == "👉" and bench.SUMMARY == "🏁"
 

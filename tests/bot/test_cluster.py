@@ -20,6 +20,7 @@ from bot.handlers.services import Services, Settings
 from bot.handlers.timers import TimerId
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, running_bot
 from bot.sandbox.driver import AnyApplication
+from bot.stats.entry import record_of
 from bot.storage import RedisStorage, UserSettings
 from tests.bot.helpers import lobby, play_until, sit
 from tests.cluster import Cluster
@@ -58,7 +59,7 @@ async def test_a_match_with_three_bot_players_to_the_goat_on_a_redis_cluster(
     assert max(table.match.penalty) >= 12
     history = await svc.storage.history(group.id)
     assert history and history[0]["deals"] == table.match.deals
-    result_of(history[0])  # the match record replays (RULES.md §7)
+    result_of(record_of(history[0]))  # the match record replays (RULES.md §7)
     await driver.settle()
     assert not driver.failed_calls(), driver.failed_calls()[:3]
 
@@ -191,4 +192,4 @@ async def test_a_master_killed_mid_match_its_replica_takes_over_and_the_match_go
     assert max(after.match.penalty) >= 12
     history = await own_storage.history(group.id)
     assert history and history[0]["deals"] == after.match.deals
-    result_of(history[0])  # every move legal, none twice: the match record replays (RULES.md §7)
+    result_of(record_of(history[0]))  # every move legal, none twice: the record replays (RULES.md §7)

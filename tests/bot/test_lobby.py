@@ -260,3 +260,32 @@ def test_english_texts_use_english_words_with_the_russian_term_in_brackets() -> 
     for key in keys:
         outside = re.sub(r"\([^)]*\)", "", tr(key)).lower()
         assert not re.search(r"\b(para|cherpak|shestak|shmon)\b", outside), (key, tr(key))
+
+
+def test_every_option_button_carries_a_code_of_its_own() -> None:
+    from bot.handlers import rules_menu
+
+    names = {name for preset in rules_menu.presets() for name, _ in rules_menu.options_of(preset)}
+    codes = {rules_menu.option_code(name) for name in names}
+    assert len(codes) == len(names)
+
+
+async def test_an_option_button_of_another_preset_changes_nothing(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    await anya.tap(message, "Правила")
+    await group.wait_until(message, lambda m: any("Матадоры" in b["text"] for r in m.buttons for b in r))
+    stale = next(data for label, _, data in buttons(svc, message) if label.startswith("Матадоры"))
+    await anya.tap(message, "с открытым козырем")
+    await group.wait_until(
+        message, lambda m: any("✓ с открытым козырем" in b["text"] for r in m.buttons for b in r)
+    )
+    before = (await svc.storage.load_table(group.id, None)).rules  # type: ignore[union-attr]
+    inject(message, stale)
+    tap = await anya.tap(message, data=stale)
+    assert tap.show_alert and "устарело" in (tap.answer_text or "")
+    after = await svc.storage.load_table(group.id, None)
+    assert after is not None and after.rules == before

@@ -108,10 +108,10 @@ def test_eggs_beyond_a_handful_only_the_sums_are_told() -> None:
 
 def test_flip_deck_36_offered_in_the_rules_menu() -> None:
     assert ("deck", (32, 36)) in rules_menu.options_of("flip")
-    index = [name for name, _ in rules_menu.options_of("flip")].index("deck")
-    rules = rules_menu.cycle(Rules.make("flip"), index)
+    code = rules_menu.option_code("deck")
+    rules = rules_menu.cycle(Rules.make("flip"), code)
     assert rules == Rules.make("flip", deck=36)
-    assert rules_menu.cycle(rules, index) == Rules.make("flip")
+    assert rules_menu.cycle(rules, code) == Rules.make("flip")
     assert rules_menu.summary(Tr("ru"), rules).endswith("Колода: 36")
     assert rules_menu.summary(Tr("en"), rules).endswith(": 36")
 

@@ -16,7 +16,6 @@ import contextlib
 import itertools
 import logging
 import random
-import socket
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -24,14 +23,15 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.app import build_application, codec_for, services_of
+from bot.app import codec_for, services_of
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.sandbox.limits import COUNTED_METHODS
 from bot.soak import Run, _table
 from bot.storage import RedisStorage
-from bot.webhook import SECRET_HEADER, serve_webhook, stop_webhook
+from bot.webhook import SECRET_HEADER
+from tests.deploy.webhooks import webhook_instances
 
 SECRET = "shared-budget"
 TABLES = 10
@@ -44,45 +44,16 @@ LIMITS = Limits(group_interval=1.05, private_interval=1.0, global_interval=1 / 1
 SLACK = 0.1
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 async def twins(
     redis_url: str, storage: RedisStorage
 ) -> AsyncIterator[tuple[Emulator, list[int], list[Any]]]:
     """One emulator with Telegram's flood limits, two bot applications paced as in production (each
     its own Redis client, the same keys), two webhooks."""
-    async with Emulator(TELEGRAM) as emulator:
-        apps, ports, runners, stores = [], [], [], []
-        for _ in range(2):
-            store = RedisStorage.from_url(redis_url, prefix=storage.prefix)
-            application = build_application(
-                emulator.token,
-                base_url=emulator.base_url,
-                base_file_url=emulator.base_file_url,
-                storage=store,
-                settings=Settings(bot_delay=0.0, limits=LIMITS),
-                rate_limiter=False,
-            )
-            port = _free_port()
-            runner = await serve_webhook(
-                application, url="https://kozel.example.org/tg", secret=SECRET, listen="127.0.0.1", port=port
-            )
-            apps.append(application)
-            ports.append(port)
-            runners.append(runner)
-            stores.append(store)
-        try:
-            yield emulator, ports, apps
-        finally:
-            for application, runner, store in zip(apps, runners, stores, strict=True):
-                await stop_webhook(application, runner)
-                await store.close()
+    async with webhook_instances(
+        redis_url, storage.prefix, TELEGRAM, Settings(bot_delay=0.0, limits=LIMITS), SECRET
+    ) as running:
+        yield running
 
 
 async def _pump(emulator: Emulator, ports: list[int], stop: asyncio.Event) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -12,22 +11,16 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.app import build_application, services_of
+from bot.app import services_of
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.storage import RedisStorage
-from bot.webhook import SECRET_HEADER, serve_webhook, stop_webhook
+from bot.webhook import SECRET_HEADER
 from tests.bot.helpers import NAMES
+from tests.deploy.webhooks import webhook_instances
 
 SECRET = "two-instances"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @pytest.fixture
@@ -35,32 +28,10 @@ async def twins(
     redis_url: str, storage: RedisStorage
 ) -> AsyncIterator[tuple[Emulator, list[int], list[Any]]]:
     """One emulator, two bot applications (each its own Redis client, the same keys), two webhooks."""
-    async with Emulator(EmulatorConfig()) as emulator:
-        apps, ports, runners, stores = [], [], [], []
-        for _ in range(2):
-            store = RedisStorage.from_url(redis_url, prefix=storage.prefix)
-            application = build_application(
-                emulator.token,
-                base_url=emulator.base_url,
-                base_file_url=emulator.base_file_url,
-                storage=store,
-                settings=Settings(bot_delay=0.0, limits=Limits.off()),
-                rate_limiter=False,
-            )
-            port = _free_port()
-            runner = await serve_webhook(
-                application, url="https://kozel.example.org/tg", secret=SECRET, listen="127.0.0.1", port=port
-            )
-            apps.append(application)
-            ports.append(port)
-            runners.append(runner)
-            stores.append(store)
-        try:
-            yield emulator, ports, apps
-        finally:
-            for application, runner, store in zip(apps, runners, stores, strict=True):
-                await stop_webhook(application, runner)
-                await store.close()
+    async with webhook_instances(
+        redis_url, storage.prefix, EmulatorConfig(), Settings(bot_delay=0.0, limits=Limits.off()), SECRET
+    ) as running:
+        yield running
 
 
 async def _post(http: aiohttp.ClientSession, port: int, update: dict[str, Any]) -> int:

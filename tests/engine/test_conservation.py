@@ -25,6 +25,10 @@ VARIANTS = [
     ("draw", {}, 1),
     ("tricks", {}, 1),
     ("tricks", {"must_trump_when_void": True}, 2),
+    ("sochi4", {}, 1),
+    ("sochi4", {}, 2),
+    ("sochi4", {}, 5),
+    ("sochi4", {}, 9),
 ]
 
 

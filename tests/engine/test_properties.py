@@ -30,6 +30,8 @@ RULESETS = [
     Rules.make("flip", deck=36, trump_mode="first_card", pass_on_bad_turn=True),
     Rules.make("tricks"),
     Rules.make("tricks", must_trump_when_void=True, match_target=6),
+    Rules.make("sochi4"),
+    Rules.make("sochi4", brag_rotation=["fishing", "big_pants"], must_trump_when_void=True),
 ]
 IDS = [f"{r.preset}-{i}" for i, r in enumerate(RULESETS)]
 
@@ -100,9 +102,12 @@ def test_random_legal_deals_keep_the_invariants(rules: Rules, seed: int, dealer:
     rng = random.Random(seed)
     deal = play_checked(Deal.shuffled(rules, rng, dealer), rng)
     check_invariants(deal)
-    if rules.preset in ("classic", "tricks"):  # a later deal: the brag, or tricks' other leader
+    if rules.preset in ("classic", "tricks", "sochi4"):  # a later deal: the brag, or tricks' other leader
         brag_deal = play_checked(Deal.shuffled(rules, rng, dealer, deal_no=2), rng)
         check_invariants(brag_deal)
+    if rules.brag_rotates:  # the later rounds' kinds
+        for deal_no in (5, 9):
+            check_invariants(play_checked(Deal.shuffled(rules, rng, dealer, deal_no=deal_no), rng))
 
 
 @pytest.mark.parametrize("rules", RULESETS, ids=IDS)

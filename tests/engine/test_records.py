@@ -91,8 +91,12 @@ def test_golden_record_replays_to_its_expected_result(path: Path) -> None:
         if deal["tricks"] and "queen_caught" not in deal["events"]:
             assert sum(deal["points"]) == 120
             won = [0, 0]
+            lone = deal.get("lone")  # sochi: side 0 is the lone player, whose discards count for him
             for trick in deal["tricks"]:
-                won[trick["winner"] % 2] += sum(_points(c) for _, c in trick["plays"])
+                side = trick["winner"] % 2 if lone is None else int(trick["winner"] != lone)
+                won[side] += sum(_points(c) for _, c in trick["plays"])
+            if lone is not None:
+                won[0] += sum(_points(c) for c in deal["discards"])
             assert won == deal["points"]
 
 
@@ -119,9 +123,11 @@ def test_golden_records_cover_the_required_events() -> None:
     assert {"queen_caught", "last_card_swap"} <= events["draw"]
     assert {"queen_caught", "swap", "deal_passes", "declared_C", "eggs", "doubled"} <= events["flip36"]
     assert {"under_five", "two_or_fewer", "no_tricks", "all_tricks"} <= events["tricks"]
+    assert {"brag_won", "brag_lost"} <= events["sochi4"]
+    assert {"talon_queen", "queen_caught", "brag_won", "brag_lost", "para"} <= events["sochi"]
 
 
-@pytest.mark.parametrize("preset", ["classic", "flip", "draw", "tricks"])
+@pytest.mark.parametrize("preset", ["classic", "flip", "draw", "tricks", "sochi4"])
 def test_every_finished_deal_produces_a_replayable_record(preset: str) -> None:
     for seed in range(30):
         rng = random.Random(seed)

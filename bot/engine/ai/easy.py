@@ -25,6 +25,7 @@ from bot.engine.actions import (
     ChooseBragKind,
     Cut,
     Declare,
+    Discard,
     Exchange,
     ExchangeGive,
     Play,
@@ -40,10 +41,11 @@ from bot.engine.play import OVER
 from bot.engine.play import play_out as kernel_play_out
 from bot.engine.view import SeatView
 
+from .discard import choose_discard
 from .sample import Knowledge, knowledge, sample_world
 from .solver import merge_equivalent
 from .trick import beaters, finish
-from .world import N_SEATS, PAIR_OF, QC_BIT, Static, World, bits_of, worth
+from .world import N_SEATS, QC_BIT, Static, World, bits_of, worth
 
 
 class EasyPlayer:
@@ -107,15 +109,20 @@ class _Ctx:
         self.t = t
         self.k = k
         self.me = view.seat
-        self.partner = (view.seat + 2) % N_SEATS
+        #: The sides of this deal (``sochi``'s are formed per deal) and how many seats play.
+        self.pair_of = view.pair_of
+        self.n = len(view.pair_of)
+        #: The partner; the lone player of ``sochi`` has none and stands in for himself (his own hand).
+        partner = view.partner
+        self.partner = view.seat if partner is None else partner
         self.legal = legal
         self.hand = k.known[self.me]
         s = k.static
         self.open_seat = s.open_seat
         # Cards each other seat may hold (seen there, or unseen and not excluded by a void).
-        self.possible = [k.known[h] | k.allowed[h] if h != self.me else 0 for h in range(N_SEATS)]
+        self.possible = [k.known[h] | k.allowed[h] if h != self.me else 0 for h in range(self.n)]
         self.out = 0  # unplayed cards outside my hand
-        for h in range(N_SEATS):
+        for h in range(self.n):
             if h != self.me:
                 self.out |= self.possible[h]
         self.out |= k.allowed[N_SEATS]
@@ -140,7 +147,7 @@ class _Ctx:
     # -- facts
 
     def opponents_later(self) -> list[int]:
-        return [h for h in self.later if PAIR_OF[h] != PAIR_OF[self.me] and h != self.open_seat]
+        return [h for h in self.later if self.pair_of[h] != self.pair_of[self.me] and h != self.open_seat]
 
     def shmon_threat(self) -> bool:
         """Whether an opponent still to play in this trick may hold the шмон."""
@@ -171,7 +178,9 @@ class _Ctx:
         legal = self.legal
         my_trumps = (self.hand & t.trump_mask).bit_count()
         trumps_out = (self.out & t.trump_mask).bit_count()
-        opponents = [h for h in range(N_SEATS) if PAIR_OF[h] != PAIR_OF[self.me] and h != self.open_seat]
+        opponents = [
+            h for h in range(self.n) if self.pair_of[h] != self.pair_of[self.me] and h != self.open_seat
+        ]
         qc_danger = self.catch and bool(self.out & self.top) and not self.k.known[self.partner] & self.top
         catch_qc = QC_BIT if self.catch else 0
         worth = self.worth
@@ -213,7 +222,7 @@ class _Ctx:
             return self.look(legal)
         opp_cards = 0
         for s1, c in view.trick:
-            if PAIR_OF[s1] != PAIR_OF[self.me]:
+            if self.pair_of[s1] != self.pair_of[self.me]:
                 opp_cards |= c.bit
         # The queen catch outweighs any trick: take it, and never walk into it.
         if legal & self.top and opp_cards & QC_BIT:
@@ -221,7 +230,9 @@ class _Ctx:
         avoid = 0
         if legal & QC_BIT and (opp_cards & self.top or self.shmon_threat()):
             avoid |= QC_BIT
-        opp_qc = any(self.possible[h] & QC_BIT for h in range(N_SEATS) if PAIR_OF[h] != PAIR_OF[self.me])
+        opp_qc = any(
+            self.possible[h] & QC_BIT for h in range(self.n) if self.pair_of[h] != self.pair_of[self.me]
+        )
         if legal & self.top and opp_qc and self.trick_pts < 10:
             avoid |= self.top  # keep the шмон to catch their ♣Q unless a rich trick needs it
         choices = legal & ~avoid or legal & ~(avoid & QC_BIT) or legal
@@ -254,7 +265,7 @@ class _Ctx:
         """The card whose trick, averaged over sampled worlds, is worth most (in card points to my pair)
         after what the card is worth keeping, plus ``bonus``."""
         plays0 = [(seat, c.bit) for seat, c in self.view.trick]
-        mine = PAIR_OF[self.me]
+        mine = self.pair_of[self.me]
         worlds = self.worlds()
         best, best_v = 0, -1e9
         for b in merge_equivalent(worlds[0], choices):  # equal cards need weighing once
@@ -266,7 +277,7 @@ class _Ctx:
                 if qp >= 0:
                     total += QUEEN_VALUE if qp != mine else -QUEEN_VALUE
                 else:
-                    total += pts + pts_b if PAIR_OF[ws] == mine else -(pts + pts_b)
+                    total += pts + pts_b if self.pair_of[ws] == mine else -(pts + pts_b)
                 if i < ROLL_WORLDS:
                     roll += play_out(worlds[i], [b, *out], self._streams[i])
             v = total / len(worlds) - KEEP_WEIGHT * self.keep(b)
@@ -289,7 +300,7 @@ class _Ctx:
         s = self.k.static
         rest = tuple(self.later)
         pts_b = self.worth[plays[-1][1].bit_length() - 1]
-        careless_pair = 1 - PAIR_OF[self.me]
+        careless_pair = 1 - self.pair_of[self.me]
         e, ws, above, shown = _trick_key(s, plays)
         ends = []
         for i, world in enumerate(self.worlds()):
@@ -367,6 +378,8 @@ def choose_other(view: SeatView) -> Action:
         # deals against random where the old hand-count rule (accept with 0-1 or 5+ trumps) won 79.9%,
         # and beat that rule by +0.39 penalty points per deal head to head.
         return Exchange(True) if Exchange(True) in legal else first
+    if isinstance(first, Discard):
+        return choose_discard(view)
     if isinstance(first, ExchangeGive):
         gives = [a for a in legal if isinstance(a, ExchangeGive)]
         return min(gives, key=lambda a: sum(c.points * 3 + t.power[c.id] for c in a.cards))
@@ -389,10 +402,10 @@ def _declare(view: SeatView) -> Action:
 def _brag(view: SeatView, t: Tables) -> Action:
     singles = [a for a in view.legal if isinstance(a, Brag) and len(a.cards) == 1]
     pool = singles or [a for a in view.legal if isinstance(a, Brag)]
-    bragger = (view.dealer + 1) % N_SEATS
+    bragger = (view.dealer + 1) % len(view.pair_of)
     laid: list[Card] = [c for _, c in view.trick]
     if view.seat == bragger:
         return max(pool, key=lambda a: (t.power[a.cards[0].id], a.cards[0].points))
-    if PAIR_OF[view.seat] == PAIR_OF[bragger] or laid:
+    if view.pair_of[view.seat] == view.pair_of[bragger] or laid:
         return min(pool, key=lambda a: (sum(c.points for c in a.cards), sum(t.power[c.id] for c in a.cards)))
     return min(pool, key=lambda a: (sum(c.points for c in a.cards), sum(t.power[c.id] for c in a.cards)))

@@ -224,8 +224,9 @@ def hidden_trumps(view: SeatView) -> dict[int, int]:
     assert t is not None
     tm = t.trump_mask
     seen = [mask_of(list(cs)) & tm for cs in view.seen]
-    if view.partner_counts is not None:
-        return {view.partner: max(0, view.partner_counts[0] - seen[view.partner].bit_count())}
+    partner = view.partner
+    if view.partner_counts is not None and partner is not None:
+        return {partner: max(0, view.partner_counts[0] - seen[partner].bit_count())}
     if view.phase not in (Phase.SWAP, Phase.SWAP_RETURN):
         return {}
     check, swapper = _swap_check(view)

@@ -20,6 +20,7 @@ from bot.engine.errors import KozelError
 from bot.engine.order import Tables
 from bot.engine.play import play_rules
 from bot.engine.rules import ClassicOptions
+from bot.engine.sochi import N_DISCARDS
 from bot.engine.view import SeatView
 
 from .world import N_SEATS, PAIR_OF, Static, World, bits_of
@@ -60,6 +61,11 @@ class Knowledge:
     min_trumps: tuple[tuple[int, int, int], ...] = ()
     #: Whether the voids leave any world at all (else the sampler ignores them at once).
     strict: bool = True
+    #: Whether the cards placed in the stock are a draw pile the play draws from (``draw``), or
+    #: ``sochi``'s discards, which stay out of play.
+    pile_plays: bool = True
+    #: How many seats play.
+    n: int = N_SEATS
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,20 +163,25 @@ def knowledge(view: SeatView) -> Knowledge:
         raise KozelError(f"worlds are sampled in the play phase, not in {view.phase.value!r}")
     t = view.tables
     open_seat = view.open_seat
-    static = play_rules(view.rules, t.trump, eggs_before_of(view), open_seat)
+    static = play_rules(view.rules, t.trump, eggs_before_of(view), open_seat, view.pair_of)
     me = view.seat
-    known = [mask_of(list(cs)) for cs in view.seen]
+    # With fewer than four seats (``sochi``) the missing seats' entries stay empty.
+    n = len(view.pair_of)
+    known = [mask_of(list(cs)) for cs in view.seen] + [0] * (N_SEATS - n)
     known[me] = mask_of(list(view.hand))
     unseen = mask_of(list(view.unseen()))
     need = [0] * (N_SEATS + 1)
-    for h in range(N_SEATS):
+    for h in range(n):
         if h != me:
             need[h] = view.hand_sizes[h] - known[h].bit_count()
-    need[STOCK] = view.stock_size
+    # The place besides the hands: draw's stock, or ``sochi``'s discards (hidden from all but the lone
+    # player; they take no part in play, :attr:`Knowledge.pile_plays`).
+    hidden_discards = N_DISCARDS if view.lone is not None and view.seat != view.lone else 0
+    need[STOCK] = view.stock_size + hidden_discards
     leader = view.trick[0][0] if view.trick else view.to_act
     assert leader is not None
     voids = _voids(view, static, leader)
-    allowed = [unseen & ~voids[h] for h in range(N_SEATS)] + [unseen]
+    allowed = [unseen & ~voids[h] if h < n else 0 for h in range(N_SEATS)] + [unseen]
     swaps = _swap_check(view, t)
     one_trump: list[tuple[int, int]] = []
     strict = False
@@ -223,6 +234,8 @@ def knowledge(view: SeatView) -> Knowledge:
         one_trump=tuple((h, m) for h, m in one_trump if m),
         min_trumps=min_trumps,
         strict=strict,
+        pile_plays=not hidden_discards,
+        n=n,
     )
 
 
@@ -248,7 +261,7 @@ def _brag_trumps(
     out = []
     free = 0
     for h in range(N_SEATS):
-        if h in (view.seat, view.open_seat) or not need[h]:
+        if h in (view.seat, view.open_seat, view.lone) or not need[h]:  # the lone may discard trumps
             continue
         n = min(took[h], size) - ((played[h] | known[h]) & tm).bit_count()
         if n <= 0:
@@ -364,9 +377,11 @@ def _sample(k: Knowledge, rng: random.Random, tries: int) -> World:
         placed = _place(k, rng, strict=attempt < tries)
         if placed is not None:
             hands, stock = placed
+            if not k.pile_plays:
+                stock = []
             return World(
                 k.static,
-                hands,
+                hands,  # four entries: with three seats the fourth stays empty (the solver reads four)
                 k.leader,
                 list(k.trick),
                 list(k.pts),

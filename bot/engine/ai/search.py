@@ -45,7 +45,7 @@ from .sample import knowledge, sample_world, true_world
 from .solver import Solver, SolveTimeout, merge_equivalent
 from .trick import finish, policy_rollout
 from .weigh import history, likelihood
-from .world import PAIR_OF, World, bits_of, rollout
+from .world import World, bits_of, rollout
 
 _WorldFn = Callable[[], World]
 _WeightFn = Callable[[World], float]
@@ -121,6 +121,12 @@ class SearchPlayer:
         if len(view.legal) == 1:
             return view.legal[0]
         start = time.perf_counter()
+        prior, world, weight = self.worlds(view, rng)
+        return _play(self.search(prior, world, rng, start, weight))
+
+    def worlds(self, view: SeatView, rng: random.Random) -> tuple[int, _WorldFn, _WeightFn | None]:
+        """For a card to play: the rule player's card (bit), a function dealing worlds consistent with
+        ``view``, and each world's weight by how likely it makes the plays seen (``None``: equal)."""
         k = knowledge(view)
         prior = choose_card(view, k, rng)
         weight: _WeightFn | None = None
@@ -129,7 +135,7 @@ class SearchPlayer:
             follow_miss, lead_miss = self.budget.weigh
             if tricks:
                 weight = lambda w: likelihood(k.static, k.me, w.hands, tricks, follow_miss, lead_miss)  # noqa: E731
-        return _play(self.search(prior, lambda: sample_world(k, rng), rng, start, weight))
+        return prior, lambda: sample_world(k, rng), weight
 
     def search(
         self,
@@ -143,6 +149,25 @@ class SearchPlayer:
 
         ``start`` is when the decision began (now if not given): the budget's ``limit`` counts from it.
         ``weight(world)``, if given, is how much each world counts in the mean."""
+        ev = self.evaluate(prior, world, rng, start, weight)
+        if ev.worlds == 0:
+            # Every card is as good as any other, or not one world was seen in time: the rule player's.
+            return prior if prior in ev.moves else ev.moves[0]
+        # The rule player's card gets a small head start: it settles ties (common when every card reaches
+        # the same score) and keeps play-out noise from overruling sound craft on thin evidence.
+        bonus = self.budget.prior_bonus
+        return max(ev.moves, key=lambda m: (ev.mean(m) + (bonus if m == prior else 0.0), m == prior))
+
+    def evaluate(
+        self,
+        prior: int,
+        world: _WorldFn,
+        rng: random.Random,
+        start: float | None = None,
+        weight: _WeightFn | None = None,
+    ) -> Evaluation:
+        """Every legal card's worth in each world ``world()`` deals, within the budget (see :meth:`search`);
+        no world at all when every card is equivalent."""
         b = self.budget
         now = time.perf_counter()
         deadline = now + b.seconds
@@ -151,23 +176,21 @@ class SearchPlayer:
         seat = w0.to_act()
         solve_at = b.solve_from(w0.s.rules.preset)
         bonus = b.prior_bonus
-        sign = 1 if PAIR_OF[seat] == 0 else -1
+        pair_of = w0.s.pair_of  # this deal's sides (``sochi`` forms them per deal)
+        sign = 1 if pair_of[seat] == 0 else -1
         moves = bits_of(w0.legal(seat))
+        ev = Evaluation(moves, {m: [] for m in moves}, [])
         if len(merge_equivalent(w0, w0.legal(seat))) == 1:
-            return prior if prior in moves else moves[0]  # every card is as good as any other here
-        totals = dict.fromkeys(moves, 0.0)
-        seen: dict[int, list[float]] = {m: [] for m in moves}
-        weights: list[float] = []
+            return ev
         solver = Solver(expired=(lambda: time.perf_counter() > cutoff) if b.limit else None)
         n = 0
-        mass = 0.0
         w = w0
         while True:
             left = w.cards_left()
             solve = bool(solve_at) and left <= solve_at
             # Common random numbers: every card's play-outs in this world use the same random stream.
             seed = rng.getrandbits(32)
-            careless = (1 - PAIR_OF[seat], rng.random()) if n % 2 == 0 else None
+            careless = (1 - pair_of[seat], rng.random()) if n % 2 == 0 else None
             values: dict[int, float] = {}
             for m in moves:
                 w2 = w.copy()
@@ -189,29 +212,50 @@ class SearchPlayer:
                     break
             if len(values) < len(moves):
                 break  # the hard cap struck mid-world: this world is dropped
-            wt = 1.0 if weight is None else weight(w)
+            ev.weights.append(1.0 if weight is None else weight(w))
             for m, v in values.items():
-                totals[m] += wt * v
-            mass += wt
+                ev.values[m].append(sign * v)
             n += 1
             if n >= b.max_worlds or (n >= b.min_worlds and time.perf_counter() > deadline):
                 break
-            if b.confident:
-                weights.append(wt)
-                for m, v in values.items():
-                    seen[m].append(sign * v + (bonus if m == prior else 0.0))
-                if n >= b.check_from and n % CHECK_EVERY == 0 and _clear(seen, weights, b.confident):
+            if b.confident and n >= b.check_from and n % CHECK_EVERY == 0:
+                seen = {m: [v + bonus for v in vs] if m == prior else vs for m, vs in ev.values.items()}
+                if _clear(seen, ev.weights, b.confident):
                     break
             if time.perf_counter() > cutoff:
                 break
             w = world()
-        if n == 0:
-            return prior if prior in moves else moves[0]  # not one world in time: the rule player's card
-        # The rule player's card gets a small head start: it settles ties (common when every card reaches
-        # the same score) and keeps play-out noise from overruling sound craft on thin evidence.
-        return max(
-            moves, key=lambda m: (sign * totals[m] / mass + (bonus if m == prior else 0.0), m == prior)
-        )
+        return ev
+
+
+@dataclass(slots=True)
+class Evaluation:
+    """What a search saw: each card's worth (penalty points, from the deciding pair's side: higher is
+    better) in each world, and each world's weight."""
+
+    #: The legal cards (bits), lowest id first.
+    moves: list[int]
+    values: dict[int, list[float]]
+    weights: list[float]
+
+    @property
+    def worlds(self) -> int:
+        """How many worlds were seen."""
+        return len(self.weights)
+
+    def mean(self, m: int) -> float:
+        """Card ``m``'s weighted mean worth."""
+        return sum(x * v for x, v in zip(self.weights, self.values[m], strict=True)) / sum(self.weights)
+
+    def gap(self, a: int, c: int) -> tuple[float, float]:
+        """How much more card ``a`` is worth than card ``c``: the weighted mean of the per-world
+        differences, and its standard error."""
+        mass = sum(self.weights)
+        n_eff = mass * mass / sum(x * x for x in self.weights)
+        d = [p - q for p, q in zip(self.values[a], self.values[c], strict=True)]
+        mean = sum(x * y for x, y in zip(self.weights, d, strict=True)) / mass
+        var = sum(x * (y - mean) ** 2 for x, y in zip(self.weights, d, strict=True)) / mass
+        return mean, math.sqrt(var / n_eff)
 
 
 class CheatPlayer(SearchPlayer):
@@ -338,4 +382,7 @@ def cheat() -> CheatPlayer:
     return CheatPlayer("cheat", CHEAT)
 
 
-__all__ = ["HARD", "MEDIUM", "Budget", "CheatPlayer", "SearchPlayer", "World", "cheat", "hard", "medium"]
+__all__ = [
+    "HARD", "MEDIUM", "Budget", "CheatPlayer", "Evaluation", "SearchPlayer", "World",
+    "cheat", "hard", "medium",
+]  # fmt: skip

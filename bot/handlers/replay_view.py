@@ -1,0 +1,175 @@
+"""The replay viewer of a past match: one message stepping trick by trick through each deal.
+
+A step is a deal's start (the decisions before the first lead: brag, exchange, trump; every hand as
+play begins) or the end of one of its tricks (the tricks so far, what each hand still holds); the
+last step of a deal adds the points, events and penalty. Only deals whose record replays to the end
+are shown (:func:`steps_of` refuses any other), so no hand of an unfinished deal is ever shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.engine import Deal
+from bot.engine.cards import Card, Suit
+from bot.engine.errors import RecordError
+from bot.engine.record import replay_deal
+from bot.engine.rules import Rules
+from bot.handlers.codec import Codec, View
+from bot.handlers.game import replay
+from bot.handlers.i18n import Tr
+from bot.handlers.outbox import Content
+from bot.handlers.table_view import trick_line
+from bot.handlers.words import cards_text, pair_names, seat_name, suit_text
+from bot.stats.entry import entry_id, meta_of
+from bot.storage import Seat, Table
+
+_PLAYS = 4
+
+
+class Unfinished(Exception):
+    """The deal does not replay to its end: it is not shown."""
+
+
+@dataclass(frozen=True)
+class Steps:
+    """A finished deal and where each step's moves end (``cuts[k]``: moves taken at step ``k``)."""
+
+    deal: Deal
+    cuts: list[int]
+
+    @property
+    def last(self) -> int:
+        """The last step's number."""
+        return len(self.cuts) - 1
+
+
+def steps_of(record: dict[str, Any], rules: Rules) -> Steps:
+    """A deal's steps; raises :class:`Unfinished` unless the record replays to the deal's end."""
+    try:
+        deal = replay_deal(record, rules)
+    except RecordError as e:
+        raise Unfinished(str(e)) from None
+    moves = record.get("moves", [])
+    plays = [i for i, m in enumerate(moves) if "play" in m]
+    assert deal.result is not None
+    cuts = [plays[0] if plays else len(moves)]
+    for k in range(1, len(deal.result.tricks) + 1):
+        cuts.append(plays[min(_PLAYS * k, len(plays)) - 1] + 1)
+    cuts[-1] = len(moves)
+    return Steps(deal, cuts)
+
+
+def table_of(entry: dict[str, Any], tr: Tr) -> Table:
+    """A stand-in table naming the entry's players, for the shared views (seat and pair names)."""
+    meta = meta_of(entry)
+    seats: list[Seat | None] = []
+    for i in range(4):
+        player = meta.seats[i] if meta is not None and len(meta.seats) == 4 else None
+        if player is None:
+            seats.append(Seat(kind="human", name=tr("replay.seat", n=i + 1)))
+        else:
+            kind: Literal["human", "bot"] = "human" if player.is_person else "bot"
+            seats.append(Seat(kind=kind, name=player.name, user_id=player.user_id, level=player.level))
+    return Table(
+        table_id=meta.id if meta is not None else "0",
+        chat_id=meta.chat_id if meta is not None else 0,
+        creator_id=0,
+        rules=entry["rules"],
+        seats=seats,
+    )
+
+
+def _move_line(tr: Tr, table: Table, move: dict[str, Any]) -> str | None:
+    key = next((k for k in move if k != "seat"), None)
+    if key is None or key == "play" or not tr.has(f"replay.move.{key}"):
+        return None
+    value = move[key]
+    if isinstance(value, bool):
+        shown = tr("val.on" if value else "val.off")
+    elif isinstance(value, list):
+        shown = cards_text(tr, [Card.parse(c) for c in value])
+    elif key == "declare":
+        shown = tr("replay.last") if value == "last" else suit_text(tr, Suit(value))
+    elif key == "swap_return":
+        shown = cards_text(tr, [Card.parse(value)])
+    else:
+        shown = str(value)
+    return tr(f"replay.move.{key}", name=seat_name(tr, table, move["seat"]), value=shown)
+
+
+def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: int, chat_id: int) -> Content:
+    """Deal ``index`` of the entry's match at ``step`` (clamped), with its ◀ ▶ keyboard."""
+    rules = Rules.parse(entry["rules"])
+    records = entry["deals"]
+    record = records[index]
+    steps = steps_of(record, rules)
+    step = max(0, min(step, steps.last))
+    table = table_of(entry, tr)
+    moves = record.get("moves", [])
+    now = replay({**record, "moves": moves[: steps.cuts[step]]}, rules)
+    deal = steps.deal
+    result = deal.result
+    assert result is not None
+    lines = [
+        tr("replay.title", n=index + 1, of=len(records), step=step, last=steps.last),
+        tr("table.title", n=deal.deal_no, dealer=seat_name(tr, table, deal.dealer)),
+        tr("table.trump", suit=suit_text(tr, deal.trump)),
+    ]
+    decided = [line for m in moves[: steps.cuts[step]] if (line := _move_line(tr, table, m)) is not None]
+    if decided:
+        lines += ["", *decided]
+    if step > 0:
+        lines += ["", tr("table.tricks")]
+        lines.extend(trick_line(tr, table, i + 1, t) for i, t in enumerate(result.tricks[:step]))
+    if step == steps.last:  # the deal is over: every hand as play began
+        now = replay({**record, "moves": moves[: steps.cuts[0]]}, rules)
+    lines += ["", tr("replay.hands_start" if step == steps.last else "replay.hands")]
+    for seat in range(4):
+        lines.append(f"{seat_name(tr, table, seat)}: {cards_text(tr, now.hand(seat)) or '—'}")
+    if step == steps.last:
+        lines += ["", _result_line(tr, table, result.points, result.penalty, result.void)]
+        lines.extend(tr(f"event.{e}") for e in result.events if tr.has(f"event.{e}") and e != "swap")
+    return Content(
+        "\n".join(lines), _keyboard(tr, codec, chat_id, entry, index, step, steps.last, len(records))
+    )
+
+
+def _result_line(tr: Tr, table: Table, points: tuple[int, int], penalty: tuple[int, int], void: bool) -> str:
+    if void:
+        return tr("replay.void")
+    return tr(
+        "replay.result",
+        a=pair_names(tr, table, 0),
+        b=pair_names(tr, table, 1),
+        pa=points[0],
+        pb=points[1],
+        qa=penalty[0],
+        qb=penalty[1],
+    )
+
+
+def _keyboard(
+    tr: Tr, codec: Codec, chat_id: int, entry: dict[str, Any], index: int, step: int, last: int, deals: int
+) -> InlineKeyboardMarkup:
+    match_id = entry_id(entry)
+
+    def button(text: str, d: int, s: int) -> InlineKeyboardButton:
+        return InlineKeyboardButton(text, callback_data=codec.data(chat_id, None, match_id, 0, View(d, s)))
+
+    back = (index, step - 1) if step > 0 else (index - 1, 999) if index > 0 else None
+    forward = (index, step + 1) if step < last else (index + 1, 0) if index + 1 < deals else None
+    row = []
+    if back is not None:
+        row.append(button("◀", *back))
+    if forward is not None:
+        row.append(button("▶", *forward))
+    jumps = []
+    if index > 0:
+        jumps.append(button(tr("replay.prev_deal"), index - 1, 0))
+    if index + 1 < deals:
+        jumps.append(button(tr("replay.next_deal"), index + 1, 0))
+    return InlineKeyboardMarkup([r for r in (row, jumps) if r])

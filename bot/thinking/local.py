@@ -1,0 +1,66 @@
+"""Thinking in this instance: a pool of worker processes (or threads) beside the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+
+from bot.engine.actions import Action
+from bot.engine.view import SeatView
+
+from .job import quiet, think, warm
+
+
+def workers_for(setting: int) -> int:
+    """How many processes ``BOT_WORKERS`` asks for: the setting, or one per CPU for 0."""
+    return setting if setting > 0 else max(1, os.cpu_count() or 1)
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes started by a fork server: forking the bot's process itself,
+    with its event loop and its client threads, could copy a lock held mid-call into the child."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["bot.thinking.job", "bot.engine.ai.search", "bot.engine.ai.easy"])
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=quiet)
+
+
+class PoolThinker:
+    """Decisions in an executor: ``processes`` (the default) or ``threads``.
+
+    ``owned``: the thinker shuts the executor down on :meth:`close` (it built it).
+    """
+
+    def __init__(self, executor: Executor, *, workers: int, owned: bool = True) -> None:
+        self.executor = executor
+        self.workers = workers
+        self.owned = owned
+
+    @classmethod
+    def processes(cls, workers: int) -> PoolThinker:
+        """``workers`` processes of this instance."""
+        return cls(process_pool(workers), workers=workers)
+
+    @classmethod
+    def threads(cls, workers: int = 2) -> PoolThinker:
+        """``workers`` threads in the bot's own process."""
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="bot-player")
+        return cls(pool, workers=workers)
+
+    async def start(self) -> None:
+        """Start every worker now (a process's start-up would otherwise fall on a first decision)."""
+        if isinstance(self.executor, ProcessPoolExecutor):
+            loop = asyncio.get_running_loop()
+            await asyncio.gather(*(loop.run_in_executor(self.executor, warm) for _ in range(self.workers)))
+
+    async def decide(self, level: str, view: SeatView, seed: int) -> Action:
+        """Think in the pool; the time spent waiting for a free worker shortens the thought."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, think, level, view, seed, time.time())
+
+    async def close(self) -> None:
+        """Shut the pool down, if it is this thinker's."""
+        if self.owned:
+            self.executor.shutdown(wait=False, cancel_futures=True)
