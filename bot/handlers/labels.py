@@ -27,9 +27,9 @@ DEALER = "dealer"
 
 
 def current_index(table: Table) -> int:
-    """The index the deal in play will have among the match's finished deals."""
-    assert table.match is not None
-    return len(table.match.deals)
+    """The index the deal in play will have among the match's finished deals (0 with no match: a
+    deal shown on its own, as the /history viewer does)."""
+    return len(table.match.deals) if table.match is not None else 0
 
 
 def bot_played(table: Table, seat: int, action: Action) -> None:
