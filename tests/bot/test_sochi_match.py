@@ -12,6 +12,7 @@ from bot.handlers import game
 from bot.handlers.codec import Act, Sit
 from bot.handlers.services import Services
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
+from bot.storage.invariants import table_problems
 from tests.bot.helpers import NAMES, buttons, inject, lobby, play_until, sit
 
 
@@ -56,6 +57,7 @@ async def test_sochi_three_people_play_a_match_to_the_goat(
     assert table.rules == {"preset": "sochi", "options": {"match_target": 6}}
     assert len(m.scores) == 3 and m.goats and all(m.scores[g] >= 6 for g in m.goats)
     assert m.loser is None and m.title is not None
+    assert table_problems(table, deep=True) == []  # the stored scores and goats recount from the deals
     # The match result names the goat(s) and every person's total.
     final = next(x for x in group.bot_messages if "Ещё партию" in str(x.buttons))
     assert "Козё" in final.content or "Козлы" in final.content
@@ -83,6 +85,19 @@ async def test_sochi_three_people_play_a_match_to_the_goat(
     await goat.send(group, "/stats")
     mine = await group.wait_text(f"Статистика: {goat.name}")
     assert "Партий: 1" in mine.content and "в паре с" not in mine.content
+    # 🔁: the rematch lobby keeps the three seats and the rules, and the next match starts.
+    await users[1].tap(final, "Ещё партию")
+    again = await group.wait_bot_message(lambda x: "Ещё партия" in x.content and "Играют:" in x.content)
+    assert len(_seat_buttons(again)) == 3
+    for user in (users[0], users[2]):
+        await user.tap(again, "Играю")
+    await group.wait_until(again, lambda x: "Ответьте" not in x.content)
+    await users[0].tap(again, "Начать")
+    started = "🐐 Игра началась!\nИграют: Аня, Борис, Вера"
+    await group.wait_until(again, lambda x: started in x.content)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.status == "playing" and len(table.seats) == 3
+    assert table.match is not None and table.match.scores == [0, 0, 0]
     await driver.settle()
     assert not driver.failed_calls(), driver.failed_calls()[:3]
 
