@@ -69,8 +69,9 @@ def summary_lines(tr: Tr, table: Table, deal: Deal, index: int, why: str) -> lis
     assert result is not None
     lone, pair = side_names(tr, table, result.pair_of, 0), side_names(tr, table, result.pair_of, 1)
     lines = []
-    if deal.talon.lone is not None:
-        lines.append(tr("sochi.lone_was", name=seat_name(tr, table, deal.talon.lone)))
+    if deal.talon.lone is not None:  # the talon was shown to all: the summary names it again
+        lone_name = seat_name(tr, table, deal.talon.lone)
+        lines.append(tr("sochi.lone_was", name=lone_name, cards=cards_text(tr, deal.talon.talon)))
     lines.append(tr("summary.points", a=lone, b=pair, pa=result.points[0], pb=result.points[1]))
     for side, names in ((0, lone), (1, pair)):
         n = result.penalty[side]

@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import random
 
-from bot.engine import Deal, Discard, Phase, view_for
+from bot.engine import Deal, Discard, Phase, Rules, view_for
 from bot.engine.cards import QUEEN_OF_CLUBS, Card
 from bot.handlers import game
-from bot.handlers.codec import Act, Sit
+from bot.handlers.codec import Act, Codec, Sit
+from bot.handlers.hand_view import hand_content
+from bot.handlers.i18n import Tr
 from bot.handlers.services import Services
+from bot.handlers.table_view import live_content
+from bot.handlers.words import cards_text
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
+from bot.storage import Seat, Table
 from bot.storage.invariants import table_problems
 from tests.bot.helpers import NAMES, buttons, inject, lobby, play_until, sit
 
@@ -205,3 +210,40 @@ async def test_sochi_bot_fills_an_empty_seat(app: object, driver: Driver, svc: S
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.match is not None
     assert any(mv["seat"] == 2 for record in table.match.deals for mv in record["moves"])
+
+
+def test_sochi_talon_shown_to_all_until_the_lone_player_discards() -> None:
+    """The table and every DM show the talon face up while the lone player takes it; once he has
+    discarded it is his (no longer shown), the table names who plays alone, and only he sees his two
+    discards. In ru and en."""
+    rules = Rules.make("sochi")
+    seats: list[Seat | None] = [Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate("ABC")]
+    table = Table(table_id="so1", chat_id=-100, creator_id=1, rules=rules.to_json(), seats=seats)
+    rng = random.Random(3)
+    game.start_match(table, rng)
+    deal = game.deal_of(table)
+    assert deal is not None and deal.phase is Phase.DISCARD and deal.to_act is not None
+    lone = deal.to_act
+    codec = Codec(b"k")
+    talon = {"ru": "Прикуп открыт", "en": "The talon, face up"}
+    alone = {"ru": "В одиночку против двоих", "en": "Alone against two"}
+    for lang in ("ru", "en"):
+        tr = Tr(lang)
+        shown = cards_text(tr, deal.talon.talon)
+        assert f"{talon[lang]}: {shown}" in live_content(tr, table, deal).text
+        assert all(
+            f"{talon[lang]}: {shown}" in hand_content(tr, codec, table, deal, s).text for s in range(3)
+        )
+    hand = view_for(deal, lone).hand
+    discard = Discard(tuple(c for c in hand if c != QUEEN_OF_CLUBS)[:2])
+    game.apply(table, lone, discard, rng)
+    after = game.deal_of(table)
+    assert after is not None and after.phase is Phase.PLAY
+    for lang in ("ru", "en"):
+        tr = Tr(lang)
+        live = live_content(tr, table, after).text
+        assert talon[lang] not in live and f"{alone[lang]}: {'ABC'[lone]}" in live
+        gone = cards_text(tr, discard.cards)
+        mine = hand_content(tr, codec, table, after, lone).text
+        assert gone in mine
+        assert all(gone not in hand_content(tr, codec, table, after, s).text for s in range(3) if s != lone)
