@@ -247,3 +247,29 @@ def test_sochi_talon_shown_to_all_until_the_lone_player_discards() -> None:
         mine = hand_content(tr, codec, table, after, lone).text
         assert gone in mine
         assert all(gone not in hand_content(tr, codec, table, after, s).text for s in range(3) if s != lone)
+
+
+async def test_sochi_lobby_has_three_seats_and_another_preset_four_again(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    assert len(_seat_buttons(message)) == 4
+    await _pick_sochi(driver, group, anya, message)
+    assert len(_seat_buttons(message)) == 3
+    await anya.tap(message, "Правила")
+    await group.wait_until(message, lambda m: any("классический" in b["text"] for r in m.buttons for b in r))
+    await anya.tap(message, "классический")
+    await anya.tap(message, "Назад")
+    await group.wait_until(message, lambda m: "Пара 1" in m.content and len(_seat_buttons(m)) == 4)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and len(table.seats) == 4
+    # The chat remembers sochi once played: a new lobby there has three seats from the start.
+    settings = await svc.storage.chat_settings(group.id)
+    settings.rules = {"preset": "sochi", "options": {}}
+    await svc.storage.save_chat_settings(group.id, settings)
+    await svc.storage.delete_table(table)
+    svc.presenter.forget(table)
+    fresh = await lobby(driver, group, anya)
+    assert len(_seat_buttons(fresh)) == 3 and "счёт у всех свой" in fresh.content
