@@ -40,7 +40,7 @@ from bot.handlers.lobby import join_by_link
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.services import Services
 from bot.handlers.tally import people_tally_png, tally_png
-from bot.handlers.words import individual, pair_names, seat_name, tally_text
+from bot.handlers.words import pair_names, seat_name, tally_text, three_seats
 from bot.stats.entry import entry_of
 from bot.storage import Seat, StaleWrite, Table
 
@@ -206,7 +206,7 @@ async def score(update: Update, context: Context) -> None:
     if table is None or table.match is None:
         say(svc, update, tr("score.none"))
         return
-    caption, photo = people_score(tr, table) if individual(table) else pair_score(tr, table)
+    caption, photo = people_score(tr, table) if three_seats(table) else pair_score(tr, table)
     thread_id = thread_of(message)
     sent = svc.outbox.post(chat.id, caption, thread_id=thread_id, photo=photo)
 

@@ -40,7 +40,7 @@ from bot.handlers.i18n import Tr
 from bot.handlers.labels import card_player, current_index
 from bot.handlers.outbox import Content
 from bot.handlers.table_view import trick_line
-from bot.handlers.words import blind_seats, card_text, cards_text, individual, seat_name, suit_text
+from bot.handlers.words import blind_seats, card_text, cards_text, seat_name, suit_text, three_seats
 from bot.storage import Table
 
 LEGAL_MARK = "✅"
@@ -223,7 +223,7 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
         *([tr("hand.for_blind")] if seat in blind_seats(table) else []),
         tr("hand.trump", suit=suit_text(tr, view.trump)),
     ]
-    if individual(table):
+    if three_seats(table):
         lines.append(sochi_view.hand_score_line(tr, table, deal, seat))
         # The DM's score line says whom the person plays with: only the talon, while it lies open.
         lines.extend(sochi_view.talon_lines(tr, table, deal, lone_line=False))

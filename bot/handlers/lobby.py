@@ -42,7 +42,7 @@ from bot.handlers.lobby_view import awaiting, default_level, levels, lobby_conte
 from bot.handlers.outbox import Content
 from bot.handlers.services import Services, TableKey
 from bot.handlers.usecase import Change
-from bot.handlers.words import blind_seats, free_seats, individual, pair_names, people_names
+from bot.handlers.words import blind_seats, free_seats, pair_names, people_names, three_seats
 from bot.storage import ChatSettings, Seat, Table
 from bot.storage.models import seats_for
 
@@ -321,7 +321,7 @@ async def _started(svc: Services, table: Table, progress: Progress | None) -> No
     settings.bot_level = table.bot_level
     await svc.storage.save_chat_settings(table.chat_id, settings)
     tr = Tr(pick_lang(settings.lang))
-    if table.lobby_message_id is not None and individual(table):
+    if table.lobby_message_id is not None and three_seats(table):
         text = tr(
             "lobby.started_people",
             names=people_names(tr, table),

@@ -29,7 +29,7 @@ from bot.handlers.codec import (
 from bot.handlers.game import rules_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
-from bot.handlers.words import PAIRS, blind_seats, free_seats, individual, people_names, seat_name
+from bot.handlers.words import PAIRS, blind_seats, free_seats, people_names, seat_name, three_seats
 from bot.storage import Table
 
 
@@ -65,7 +65,7 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
     """The lobby as it stands: seats view, rules picker or the fill-with-bots question."""
     rules = rules_of(table)
     lines = [tr("lobby.title"), tr("lobby.rules", rules=rules_menu.summary(tr, rules))]
-    if individual(table):  # sochi: three people, each for himself; the sides form every deal
+    if three_seats(table):  # sochi: three people, each for himself; the sides form every deal
         lines.append(tr("lobby.people", names=people_names(tr, table)))
     else:
         for pair, (a, b) in enumerate(PAIRS):
@@ -119,8 +119,8 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
                     _button(codec, table, tr("btn.decline"), Decline()),
                 ]
             )
-        lines.append(tr("lobby.hint_people" if individual(table) else "lobby.hint"))
-        for seat in range(3) if individual(table) else (0, 2, 1, 3):
+        lines.append(tr("lobby.hint_people" if three_seats(table) else "lobby.hint"))
+        for seat in range(3) if three_seats(table) else (0, 2, 1, 3):
             if seat in blind_seats(table):
                 continue  # nobody can take the blind's seat: the pair's line names it
             occupant = table.seats[seat]

@@ -24,7 +24,7 @@ from bot.handlers.game import replay
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
 from bot.handlers.table_view import trick_line
-from bot.handlers.words import cards_text, individual, pair_names, seat_name, suit_text
+from bot.handlers.words import cards_text, pair_names, seat_name, suit_text, three_seats
 from bot.stats.entry import entry_id, meta_of
 from bot.storage import Seat, Table
 
@@ -132,7 +132,7 @@ def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: 
     lines += ["", tr("replay.hands_start" if step == steps.last else "replay.hands")]
     for seat in range(len(table.seats)):
         lines.append(f"{seat_name(tr, table, seat)}: {cards_text(tr, now.hand(seat)) or '—'}")
-    if step == steps.last and individual(table) and not result.void:  # sides formed for this deal
+    if step == steps.last and three_seats(table) and not result.void:  # sides formed for this deal
         lines += ["", sochi_view.replay_result_line(tr, table, result)]
     elif step == steps.last:
         lines += ["", _result_line(tr, table, result.points, result.penalty, result.void)]

@@ -21,7 +21,7 @@ from bot.handlers.outbox import Content, Sent
 from bot.handlers.replay_view import Unfinished, table_of, view_content
 from bot.handlers.services import Services
 from bot.handlers.standings_view import personal_text, standings_png, standings_text
-from bot.handlers.words import individual, pair_names, people_names
+from bot.handlers.words import pair_names, people_names, three_seats
 from bot.stats.counting import month_of
 from bot.stats.entry import entry_id, meta_of, record_of
 from bot.stats.standings import personal_of, standings_of
@@ -143,7 +143,7 @@ async def history(update: Update, context: Context) -> None:
         table = table_of(entry, tr)
         players = (
             people_names(tr, table)
-            if individual(table)
+            if three_seats(table)
             else tr("history.players", a=pair_names(tr, table, 0), b=pair_names(tr, table, 1))
         )
         when = _when(meta.at) if meta is not None else "—"

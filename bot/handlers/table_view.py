@@ -20,11 +20,11 @@ from bot.handlers.words import (
     blind_seats,
     card_text,
     cards_text,
-    individual,
     pair_names,
     seat_name,
     suit_text,
     tally_text,
+    three_seats,
 )
 from bot.storage import Table
 
@@ -58,7 +58,7 @@ def header(tr: Tr, table: Table, deal: Deal) -> list[str]:
     """Deal number, dealer, trump and each pair's penalty and tricks."""
     m = table.match
     assert m is not None
-    if individual(table):
+    if three_seats(table):
         return sochi_view.header_lines(tr, table, deal)
     lines = [
         tr(
@@ -154,7 +154,7 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
     lines = [tr("summary.title", n=deal.deal_no, suit=suit_text(tr, deal.trump))]
     lines.extend(trick_line(tr, table, i + 1, t, index) for i, t in enumerate(result.tricks))
     lines.append("")
-    if individual(table):
+    if three_seats(table):
         lines.extend(tr(f"event.{e}") for e in EVENTS if e in result.events)
         why = next((tr(f"cat.{e}") for e in CATEGORIES if e in result.events), "")
         lines.extend(sochi_view.summary_lines(tr, table, deal, index, why))
@@ -233,7 +233,7 @@ def match_over_lines(tr: Tr, table: Table) -> list[str]:
     egg, diameter then weight, summed), as drawn once when the match ended."""
     m = table.match
     assert m is not None
-    if individual(table):
+    if three_seats(table):
         return sochi_view.match_over_lines(tr, table)
     if m.loser is None:
         return [tr("match.unfinished")]

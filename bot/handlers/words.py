@@ -75,8 +75,9 @@ def pair_names(tr: Tr, table: Table, pair: int) -> str:
     return tr("pair.names", a=seat_name(tr, table, a), b=seat_name(tr, table, b))
 
 
-def individual(table: Table) -> bool:
-    """Whether every person at the table keeps his own score (3-person ``sochi``): no fixed pairs."""
+def three_seats(table: Table) -> bool:
+    """Whether the table seats three (3-person ``sochi``): a person per seat, each with their own
+    score (``MatchState.scores`` by seat), and no fixed pairs — the sides form every deal."""
     return len(table.seats) == 3
 
 
