@@ -92,7 +92,7 @@ async def test_sochi_three_people_play_a_match_to_the_goat(
     assert "Партий: 1" in mine.content and "в паре с" not in mine.content
     # 🔁: the rematch lobby keeps the three seats and the rules, and the next match starts.
     await users[1].tap(final, "Ещё партию")
-    again = await group.wait_bot_message(lambda x: "Ещё партия" in x.content and "счёт у всех свой" in x.content)
+    again = await group.wait_bot_message(lambda x: "Ещё партия" in x.content and "у всех свой" in x.content)
     assert len(_seat_buttons(again)) == 3
     for user in (users[0], users[2]):
         await user.tap(again, "Играю")
