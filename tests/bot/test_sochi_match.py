@@ -4,7 +4,9 @@ words), individual scores to the goat, and bot players filling seats."""
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 from bot.engine import Deal, Discard, Phase, Rules, view_for
 from bot.engine.cards import QUEEN_OF_CLUBS, Card
@@ -16,9 +18,11 @@ from bot.handlers.services import Services
 from bot.handlers.table_view import live_content
 from bot.handlers.words import cards_text
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
-from bot.storage import Seat, Table
+from bot.storage import MatchState, Seat, Table
 from bot.storage.invariants import table_problems
 from tests.bot.helpers import NAMES, buttons, inject, lobby, play_until, sit
+
+RECORDS = Path(__file__).resolve().parents[1] / "records"
 
 
 async def _pick_sochi(driver: Driver, group: SimGroup, creator: SimUser, message: StoredMessage) -> None:
@@ -273,3 +277,23 @@ async def test_sochi_lobby_has_three_seats_and_another_preset_four_again(
     svc.presenter.forget(table)
     fresh = await lobby(driver, group, anya)
     assert len(_seat_buttons(fresh)) == 3 and "счёт у всех свой" in fresh.content
+
+
+def test_sochi_talon_queen_redeal_is_told_on_the_next_table() -> None:
+    """The ♣Q in the talon voids the deal and the same dealer deals again: the table of the new deal
+    says why, in ru and en."""
+    record = json.loads((RECORDS / "sochi_talon_redeal.json").read_text())
+    void = game.replay(record)
+    assert void.result is not None and "talon_queen" in void.result.events
+    rules = Rules.make("sochi")
+    seats: list[Seat | None] = [Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate("ABC")]
+    table = Table(table_id="so2", chat_id=-100, creator_id=1, rules=rules.to_json(), seats=seats)
+    again = Deal.shuffled(rules, random.Random(1), dealer=record["dealer"])
+    table.match = MatchState(
+        first_dealer=record["dealer"], dealer=record["dealer"], deals=[record], deal_seq=2, scores=[0, 0, 0]
+    )
+    dealer = "ABC"[record["dealer"]]
+    ru = live_content(Tr("ru"), table, again).text
+    assert f"Пересдача: дама треф в прикупе. Снова сдаёт {dealer}." in ru
+    en = live_content(Tr("en"), table, again).text
+    assert f"Redeal: the ♣Q is in the talon. {dealer} deals again." in en
