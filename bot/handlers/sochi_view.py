@@ -119,12 +119,15 @@ def hand_score_line(tr: Tr, table: Table, deal: Deal, seat: int) -> str:
     score = scores_line(tr, table, m.scores)
     if lone is None:
         return score
+    # Tricks only: the lone side's points hold his discards, which nobody else may learn.
+    us = deal.pair_of[seat]
+    tricks = tr("sochi.hand_tricks", us=deal.tricks_won[us], them=deal.tricks_won[1 - us])
     if lone == seat:
-        return tr("sochi.hand_alone", scores=score, pair=side_names(tr, table, deal.pair_of, 1))
+        pair = side_names(tr, table, deal.pair_of, 1)
+        return tr("sochi.hand_alone", scores=score, pair=pair, tricks=tricks)
     mate = next(s for s in range(deal.n) if s not in (seat, lone))
-    return tr(
-        "sochi.hand_with", scores=score, partner=seat_name(tr, table, mate), lone=seat_name(tr, table, lone)
-    )
+    partner, alone = seat_name(tr, table, mate), seat_name(tr, table, lone)
+    return tr("sochi.hand_with", scores=score, partner=partner, lone=alone, tricks=tricks)
 
 
 def replay_result_line(tr: Tr, table: Table, result: DealResult) -> str:
