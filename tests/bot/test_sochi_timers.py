@@ -41,18 +41,22 @@ async def test_sochi_discard_timed_out_is_made_by_the_bot(
         dm = [m for m in anya.dm.bot_messages if m.buttons]
         return bool(dm) and "Снесите две карты" in dm[-1].content
 
+    def has(m: StoredMessage, label: str) -> bool:
+        return any(label in b["text"] for r in m.buttons for b in r)
+
     def over() -> list[StoredMessage]:
-        return [m for m in group.bot_messages if any("Ещё партию" in b["text"] for r in m.buttons for b in r)]
+        return [m for m in group.bot_messages if has(m, "Ещё партию")]
 
     rng = random.Random(1)
     for _ in range(5):  # who holds the ♣Q is the deal's: another match until she does
         await play_until(driver, svc, [anya], lambda: asked() or bool(over()), rng=rng, max_taps=3000)
         if asked():
             break
-        await anya.tap(over()[-1], "Ещё партию")
-        again = await group.wait_bot_message(lambda m: "Ещё партия" in m.content)
+        await anya.tap(over()[-1], "Ещё партию")  # the rematch's lobby: she alone, so she starts
+        again = await group.wait_bot_message(lambda m: has(m, "Начать"))
         await anya.tap(again, "Начать")
         await group.wait_until(again, lambda m: "Игра началась" in m.content)
+        await driver.wait_for(lambda: not over() or None, what="the old summary's 🔁 gone")
     assert await _discarding(svc, group)
     timer = await armed(svc, group, "timeout")
     clock.advance(61)
