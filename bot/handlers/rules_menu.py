@@ -22,6 +22,7 @@ from bot.engine.rules import (
     Sochi4Options,
     SochiOptions,
     TricksOptions,
+    TwoDummiesOptions,
 )
 from bot.handlers.i18n import Tr
 
@@ -33,7 +34,7 @@ _MODELS: dict[str, Any] = {
     "sochi4": Sochi4Options,
     "sochi": SochiOptions,
     "dummy": DummyOptions,
-    "two_dummies": DummyOptions,
+    "two_dummies": TwoDummiesOptions,
 }
 #: Options the menu does not offer: ``blind_rotates`` needs individual scores, not built yet (the
 #: engine refuses it).
