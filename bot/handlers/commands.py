@@ -21,7 +21,7 @@ from telegram.error import TelegramError
 from telegram.ext import Application
 
 from bot.engine import Rules
-from bot.handlers import faults, rules_menu, settings_menu
+from bot.handlers import faults, people_view, rules_menu, settings_menu
 from bot.handlers.codec import BadData, Button, Language
 from bot.handlers.common import (
     Context,
@@ -38,7 +38,7 @@ from bot.handlers.i18n import LANGS, Tr, pick_lang
 from bot.handlers.lobby import join_by_link
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.services import Services
-from bot.handlers.tally import tally_png
+from bot.handlers.tally import people_tally_png, tally_png
 from bot.handlers.words import pair_names, tally_text
 from bot.stats.entry import entry_of
 from bot.storage import Seat, StaleWrite, Table
@@ -176,21 +176,9 @@ async def score(update: Update, context: Context) -> None:
     if table is None or table.match is None:
         say(svc, update, tr("score.none"))
         return
-    penalty = table.match.penalty
-    lines = [tr("score.title")]
-    for pair in (0, 1):
-        lines.append(
-            tr(
-                "summary.tally",
-                names=pair_names(tr, table, pair),
-                n=penalty[pair],
-                tally=tally_text(penalty[pair]),
-            )
-        )
-    caption = Content("\n".join(lines))
+    caption, photo = _score_people(tr, table) if people_view.individual(table) else _score_pairs(tr, table)
     thread_id = thread_of(message)
-    names = (pair_names(tr, table, 0), pair_names(tr, table, 1))
-    sent = svc.outbox.post(chat.id, caption, thread_id=thread_id, photo=tally_png(penalty, names))
+    sent = svc.outbox.post(chat.id, caption, thread_id=thread_id, photo=photo)
 
     def fall_back(done: asyncio.Future[Sent]) -> None:
         # The picture was refused (a group may forbid media): the tally as text instead. Not when
@@ -202,6 +190,31 @@ async def score(update: Update, context: Context) -> None:
             svc.outbox.post(sent.chat_id or chat.id, caption, thread_id=thread_id)
 
     sent.add_done_callback(fall_back)
+
+
+def _score_pairs(tr: Tr, table: Table) -> tuple[Content, bytes]:
+    """/score's caption and picture in a pair game: each pair's two sixes."""
+    assert table.match is not None
+    penalty = table.match.penalty
+    lines = [tr("score.title")]
+    for pair in (0, 1):
+        lines.append(
+            tr(
+                "summary.tally",
+                names=pair_names(tr, table, pair),
+                n=penalty[pair],
+                tally=tally_text(penalty[pair]),
+            )
+        )
+    names = (pair_names(tr, table, 0), pair_names(tr, table, 1))
+    return Content("\n".join(lines)), tally_png(penalty, names)
+
+
+def _score_people(tr: Tr, table: Table) -> tuple[Content, bytes]:
+    """/score's caption and picture where every person keeps his own score: one tally per person."""
+    totals = people_view.scores(table)
+    lines = [tr("score.title"), *people_view.tally_lines(tr, table, totals)]
+    return Content("\n".join(lines)), people_tally_png(totals, people_view.names(tr, table))
 
 
 async def leave(update: Update, context: Context) -> None:

@@ -19,6 +19,7 @@ from bot.engine.actions import action_from_json
 from bot.engine.cards import Card
 from bot.handlers.codec import decode_action as decode_action  # re-exported: its old home
 from bot.handlers.codec import encode_action as encode_action
+from bot.handlers.rotation import reseat
 from bot.storage import MatchState, Table
 from bot.storage.invariants import vouch
 from bot.storage.models import PendingSummary
@@ -79,10 +80,18 @@ def match_of(table: Table, rules: Rules | None = None) -> Match:
         loser=m.loser,
         title=m.title,
         egg_cards=tuple(Card.parse(code) for code in m.egg_cards),
+        scores=list(m.scores),
+        goats=tuple(m.goats),
     )
 
 
-def _store_match(state: MatchState, match: Match) -> None:
+def _store_match(table: Table, match: Match) -> None:
+    state = table.match
+    assert state is not None
+    # ``blind_rotates``: the people move to their seats of the next deal with the deal number.
+    reseat(table, match.rules, state.deal_no, match.deal_no)
+    state.scores = list(match.scores)
+    state.goats = list(match.goats)
     state.dealer = match.dealer
     state.deal_no = match.deal_no
     state.penalty = (match.penalty[0], match.penalty[1])
@@ -140,12 +149,12 @@ def deal_on(table: Table, match: Match, rng: random.Random, progress: Progress) 
         assert deal.result is not None
         state.deals.append(deal.record())
         match.add(deal.result)
-        _store_match(state, match)
+        _store_match(table, match)
     state.current = None
     if match.eggs_to_draw and not match.egg_cards:
         # The losing pair draws its eggs now, once, with the table's randomness (as a deck is shuffled).
         match.draw_eggs(random.Random(rng.getrandbits(64)))
-    _store_match(state, match)
+    _store_match(table, match)
     table.status = "over"
     progress.match_over = True
     return progress
@@ -190,7 +199,7 @@ def play(table: Table, built: Deal | None, seat: int, action: Action, rng: rando
     rules = deal.rules
     match = match_of(table, rules)
     match.add(deal.result)
-    _store_match(state, match)
+    _store_match(table, match)
     return deal_on(table, match, rng, progress)
 
 

@@ -32,6 +32,7 @@ from bot.engine import (
     view_for,
 )
 from bot.engine.cards import Card
+from bot.handlers import people_view
 from bot.handlers.brag_view import BRAG_PHASES, brag_lines
 from bot.handlers.codec import Act, Codec, Held, Payload, Tick, kind_of
 from bot.handlers.i18n import Tr
@@ -203,17 +204,34 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
         tr("hand.title", chat=escape(table.chat_title), n=deal.deal_no, seat=seat + 1),
         *([tr("hand.for_blind")] if seat in blind_seats(table) else []),
         tr("hand.trump", suit=suit_text(tr, view.trump)),
-        tr(
-            "hand.score",
-            partner=partner,
-            us=m.penalty[us],
-            them=m.penalty[them],
-            tu=view.tricks_won[us],
-            tt=view.tricks_won[them],
-            pu=view.points[us],
-            pt=view.points[them],
-        ),
+        *people_view.partner_lines(tr, table),
     ]
+    if people_view.individual(table):
+        # ``blind_rotates``: this deal's pair, then each person's own penalty.
+        lines.append(
+            tr(
+                "hand.score_deal",
+                partner=partner,
+                tu=view.tricks_won[us],
+                tt=view.tricks_won[them],
+                pu=view.points[us],
+                pt=view.points[them],
+            )
+        )
+        lines.append(people_view.scores_line(tr, table))
+    else:
+        lines.append(
+            tr(
+                "hand.score",
+                partner=partner,
+                us=m.penalty[us],
+                them=m.penalty[them],
+                tu=view.tricks_won[us],
+                tt=view.tricks_won[them],
+                pu=view.points[us],
+                pt=view.points[them],
+            )
+        )
     if view.tricks:
         lines.append(tr("hand.last", trick=trick_line(tr, table, len(view.tricks), view.tricks[-1])))
     if view.phase is Phase.PLAY:

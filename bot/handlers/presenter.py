@@ -25,6 +25,7 @@ from bot.handlers.hand_view import finished_hand_content, hand_content
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content
+from bot.handlers.rotation import as_seated
 from bot.handlers.table_view import live_content, summary_content
 from bot.handlers.usecase import Snapshot, Tables
 from bot.handlers.words import decider, seat_name
@@ -289,10 +290,12 @@ class Presenter:
         if fin.table_message_id is not None:
             content = summary_content(tr, self.core.codec, table, fin.index)
             edits.append((table.chat_id, fin.table_message_id, content))
+        deal_no = table.match.deals[fin.index].get("deal_no", 1) if table.match else 1
+        # ``blind_rotates``: the hand messages are by the finished deal's seats, read as seated then.
+        seated = as_seated(table, deal_no)
         for seat, message_id in fin.hand_messages.items():
-            person = table.seats[seat]
+            person = seated.seats[seat]
             if person is not None and person.user_id is not None:
-                deal_no = table.match.deals[fin.index].get("deal_no", 1) if table.match else 1
                 content = finished_hand_content(await self.user_tr(person), table, deal_no)
                 edits.append((person.user_id, message_id, content))
         for chat_id, message_id, content in edits:

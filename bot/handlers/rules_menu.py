@@ -36,9 +36,8 @@ _MODELS: dict[str, Any] = {
     "dummy": DummyOptions,
     "two_dummies": TwoDummiesOptions,
 }
-#: Options the menu does not offer: ``blind_rotates`` needs individual scores, not built yet (the
-#: engine refuses it).
-_NOT_OFFERED = frozenset({"blind_rotates"})
+#: Options the menu does not offer (none now: every option that a tap can cycle is offered).
+_NOT_OFFERED: frozenset[str] = frozenset()
 #: Match targets offered (12 is the rule; shorter and longer games for those who want them).
 TARGETS = (12, 6, 18, 24)
 

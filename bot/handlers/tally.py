@@ -73,6 +73,34 @@ def _six(draw: ImageDraw.ImageDraw, x: int, y: int, opened: int) -> None:
                 draw.line((k, top, min(k + row_h, x + _CARD_W - 5), top + row_h), fill=_BACK_LINE, width=2)
 
 
+def _panel(
+    draw: ImageDraw.ImageDraw, left: int, panel_w: int, colour: tuple[int, int, int], name: str | None, n: int
+) -> None:
+    """One side's panel from ``left``: its colour bar, its name, its two sixes and the dots."""
+    draw.rectangle((left + 20, 24, left + panel_w - 20, 32), fill=colour)
+    if name is not None:
+        _label(draw, drawable(name), left + panel_w // 2, panel_w - 40)
+    first, second = tally(n)
+    x0 = left + (panel_w - 2 * _CARD_W - 24) // 2
+    _six(draw, x0, 70, first)
+    _six(draw, x0 + _CARD_W + 24, 70, second)
+    if first + second == 6:
+        # A goat: a red frame around the sixes.
+        draw.rectangle(
+            (x0 - 10, 60, x0 + 2 * _CARD_W + 34, 70 + _CARD_H + 10), outline=(230, 40, 40), width=5
+        )
+    for k in range(6):
+        cx = left + panel_w // 2 - 75 + k * 30
+        fill = colour if k < first + second else (60, 110, 80)
+        draw.ellipse((cx - 9, 290 - 9, cx + 9, 290 + 9), fill=fill)
+
+
+def _png(image: Image.Image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
 def tally_png(penalty: tuple[int, int], names: tuple[str, str] | None = None) -> bytes:
     """A PNG of both pairs' tallies for the given penalty points (WIDTH × HEIGHT), each pair's panel
     headed by its players' ``names`` (emoji left out: :func:`drawable`)."""
@@ -80,24 +108,22 @@ def tally_png(penalty: tuple[int, int], names: tuple[str, str] | None = None) ->
     draw = ImageDraw.Draw(image)
     panel_w = WIDTH // 2
     for pair in (0, 1):
-        left = pair * panel_w
-        colour = _PAIR_COLOURS[pair]
-        draw.rectangle((left + 20, 24, left + panel_w - 20, 32), fill=colour)
-        if names is not None:
-            _label(draw, drawable(names[pair]), left + panel_w // 2, panel_w - 40)
-        first, second = tally(penalty[pair])
-        x0 = left + (panel_w - 2 * _CARD_W - 24) // 2
-        _six(draw, x0, 70, first)
-        _six(draw, x0 + _CARD_W + 24, 70, second)
-        if first + second == 6:
-            # A goat: a red frame around the pair's sixes.
-            draw.rectangle(
-                (x0 - 10, 60, x0 + 2 * _CARD_W + 34, 70 + _CARD_H + 10), outline=(230, 40, 40), width=5
-            )
-        for k in range(6):
-            cx = left + panel_w // 2 - 75 + k * 30
-            fill = colour if k < first + second else (60, 110, 80)
-            draw.ellipse((cx - 9, 290 - 9, cx + 9, 290 + 9), fill=fill)
-    out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
-    return out.getvalue()
+        _panel(
+            draw, pair * panel_w, panel_w, _PAIR_COLOURS[pair], names[pair] if names else None, penalty[pair]
+        )
+    return _png(image)
+
+
+#: Individual scores: a colour per person.
+_PERSON_COLOURS = ((220, 170, 40), (200, 80, 80), (90, 160, 220))
+
+
+def people_tally_png(totals: list[int], names: list[str]) -> bytes:
+    """A PNG of one tally per person (individual scores, ``blind_rotates``): a panel each, as wide as
+    a pair's, headed by the person's name; a goat's sixes framed in red."""
+    panel_w = WIDTH // 2
+    image = Image.new("RGB", (panel_w * len(totals), HEIGHT), _FELT)
+    draw = ImageDraw.Draw(image)
+    for i, (n, name) in enumerate(zip(totals, names, strict=True)):
+        _panel(draw, i * panel_w, panel_w, _PERSON_COLOURS[i % len(_PERSON_COLOURS)], name, n)
+    return _png(image)

@@ -66,6 +66,10 @@ def table_problems(table: Table, *, deep: bool = False) -> list[str]:
         problems.append(f"negative penalty {list(m.penalty)}")
     if m.loser is not None and (m.loser not in (0, 1) or table.status != "over"):
         problems.append(f"loser {m.loser} at a {table.status} table")
+    if m.goats and table.status != "over":
+        problems.append(f"goats {list(m.goats)} at a {table.status} table")
+    if min(m.scores, default=0) < 0:
+        problems.append(f"negative scores {list(m.scores)}")
     if (table.status == "playing") != (m.current is not None):
         problems.append(f"a {table.status} table {'with' if m.current else 'without'} a deal in play")
     in_play = 1 if m.current is not None else 0
@@ -120,6 +124,9 @@ def _match_problems(table: Table, rules: Rules) -> list[str]:
         "deal_no": (match.deal_no, m.deal_no),
         "eggs": (match.eggs, m.eggs),
         "loser": (match.loser, m.loser),
+        # Individual scores (``blind_rotates``): each person's total and the goats.
+        "scores": (list(match.scores), list(m.scores)),
+        "goats": (list(match.goats), list(m.goats)),
     }
     for name, (recounted, stored) in counters.items():
         if recounted != stored:

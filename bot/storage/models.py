@@ -84,6 +84,10 @@ class MatchState(_Doc):
     eggs_in_row: int = 0
     loser: int | None = None
     title: str | None = None
+    #: Individual scores (``dummy`` with ``blind_rotates``): each person's penalty, by person (numbered
+    #: by their seats in deal 1), and the goat(s) once the match is over; empty in pair games.
+    scores: list[int] = Field(default_factory=list)
+    goats: list[int] = Field(default_factory=list)
     #: The cards the losing pair drew for the eggs when the match ended (two per egg, the diameter
     #: first): drawn once, so every rendering tells the same joke.
     egg_cards: list[str] = Field(default_factory=list)

@@ -1,0 +1,103 @@
+"""``dummy`` with ``blind_rotates`` in Telegram (RULES.md §5): offered in the rules menu, the people
+moving one seat each deal so the blind passes to the next person, the table and the hands naming who
+plays with the blind, each person's own total in the summaries, the result and ``/score``."""
+
+from __future__ import annotations
+
+import io
+import random
+
+from PIL import Image
+
+from bot.engine import Rules
+from bot.handlers.services import Services
+from bot.handlers.tally import HEIGHT, WIDTH, people_tally_png
+from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
+from tests.bot.helpers import NAMES, lobby, play_until, sit
+
+RU_OPTION = "Слепой переходит по кругу"
+
+
+async def _pick_rotating(driver: Driver, group: SimGroup, creator: SimUser) -> StoredMessage:
+    message = await lobby(driver, group, creator)
+
+    def has(text: str) -> bool:
+        return any(text in b["text"] for r in message.buttons for b in r)
+
+    await creator.tap(message, "Правила")
+    await group.wait_until(message, lambda m: has("со слепым"))
+    await creator.tap(message, "со слепым")
+    await group.wait_until(message, lambda m: has(f"{RU_OPTION}: нет"))
+    await creator.tap(message, f"{RU_OPTION}: нет")
+    await group.wait_until(message, lambda m: has(f"{RU_OPTION}: да"))
+    await creator.tap(message, "Игра до: 12")  # a short match: to 6
+    await group.wait_until(message, lambda m: has("Игра до: 6"))
+    await creator.tap(message, "Назад")
+    await group.wait_until(message, lambda m: has("Начать"))
+    return message
+
+
+def test_dummy_blind_rotates_tally_picture_has_a_panel_per_person() -> None:
+    png = people_tally_png([0, 6, 12], ["Аня", "Борис", "Вера"])
+    image = Image.open(io.BytesIO(png))
+    assert image.format == "PNG" and image.size == (3 * WIDTH // 2, HEIGHT)
+    # Each panel is named: light pixels in every third of the name band.
+    band = image.convert("L").crop((0, 36, image.size[0], 60))
+    w = WIDTH // 2
+    lit = [sum(1 for p in band.crop((i * w, 0, (i + 1) * w, 24)).tobytes() if p > 200) for i in range(3)]
+    assert all(n > 50 for n in lit)
+
+
+async def test_dummy_blind_rotates_three_people_play_a_match_to_the_goat(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    users = [driver.add_user(name) for name in NAMES[:3]]
+    by_id = {u.id: u.name for u in users}
+    group = driver.add_group("Козлятник", users)
+    message = await _pick_rotating(driver, group, users[0])
+    for seat, user in enumerate(users):
+        await sit(user, message, seat, group)
+    await users[0].tap(message, "Начать")
+    # Deal 1: Борис (seat 1) plays with the blind; the table names him and each person's penalty.
+    first = await group.wait_bot_message(lambda m: "Со слепым в этой раздаче играет Борис" in m.content)
+    assert "Штрафные у каждого: Аня 0, Борис 0, Вера 0" in first.content
+    hand = await users[0].dm.wait_bot_message(lambda m: "Со слепым в этой раздаче играет" in m.content)
+    assert "Штрафные у каждого:" in hand.content
+
+    partners: set[str] = set()  # who the table named as playing with the blind, deal after deal
+
+    def over() -> bool:
+        for msg in group.bot_messages[-3:]:
+            partners.update(n for n in NAMES[:3] if f"Со слепым в этой раздаче играет {n}" in msg.content)
+        return any("Ещё партию" in b["text"] for m in group.bot_messages for r in m.buttons for b in r)
+
+    await play_until(driver, svc, users, over, rng=random.Random(7), max_taps=8000)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.status == "over" and table.match is not None
+    assert table.rules == {"preset": "dummy", "options": {"blind_rotates": True, "match_target": 6}}
+    m = table.match
+    assert m.loser is None and m.goats and all(m.scores[g] >= 6 for g in m.goats)
+    assert all(m.scores[p] < 6 for p in range(3) if p not in m.goats)
+    # The people sit where the seating of the match's deal number puts them (person p: NAMES[p]).
+    seating = Rules.parse(table.rules).seating(m.deal_no)
+    for seat, person in enumerate(seating):
+        occupant = table.seats[seat]
+        if person is None:
+            assert occupant is None
+        else:
+            assert occupant is not None and by_id[occupant.user_id or 0] == NAMES[person]
+    played = {r.get("deal_no", 1) for r in m.deals}
+    assert len(played) >= 2, "the match rotated the blind at least once"
+    assert len(partners) >= 2, "another person plays with the blind after deal 1"
+    # The result names the goat(s) and every person's total.
+    goat = next(msg for msg in group.bot_messages if "Итог:" in msg.content and "🐐" in msg.content)
+    for p in range(3):
+        assert f"{NAMES[p]} {m.scores[p]}" in goat.content
+    assert all(NAMES[g] in goat.content.split("!")[0] for g in m.goats)
+    # /score: one tally per person, names in the picture and the caption.
+    await users[0].send(group, "/score")
+    picture = await group.wait_bot_message(lambda msg: msg.photo_file_id is not None)
+    for p in range(3):
+        assert f"{NAMES[p]}: {m.scores[p]}" in picture.content
+    stored = driver.world.files[picture.photo_file_id]  # type: ignore[index]
+    assert Image.open(io.BytesIO(stored.data)).size == (3 * WIDTH // 2, HEIGHT)
