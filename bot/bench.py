@@ -60,6 +60,8 @@ def _mark(key: str) -> str:
 #: A hand that waits for its player shows a prompt; every prompt starts with the same mark.
 PROMPT = _mark("prompt.other")
 SUMMARY = _mark("summary.title")
+#: A deal's table message (deleted once the deal's summary is sent).
+TABLE = TR("table.title", n=0, dealer="").split()[0]
 
 
 _ACTS: dict[str, bool] = {}
@@ -290,6 +292,13 @@ def _figures(
     world = driver.world
     groups = {c.id for c in world.chats.values() if c.is_group}
     summaries = [m for g in groups for m in SimGroup(driver, g).bot_messages if m.content.startswith(SUMMARY)]
+    tables_shown = [
+        m
+        for g in groups
+        for m in world.chat_messages(g, include_deleted=True)
+        # A finished deal's: deleted once its summary was sent.
+        if m.from_bot and m.deleted and any(line.startswith(TABLE) for line in m.content.splitlines())
+    ]
     sends = ("sendMessage", "editMessageText", "sendPhoto")
     calls = [c for c in world.calls if c.method in sends and c.ok]
     group_calls = [c for c in calls if c.chat_id in groups]
@@ -309,9 +318,9 @@ def _figures(
         # messages count until they are queued, not until Telegram answers).
         "move_to_queued_ms_median": _ms(bot_side["queued"], 0.5),
         "move_to_queued_ms_p95": _ms(bot_side["queued"], 0.95),
-        "table_message_calls_per_deal_max": max((1 + m.edits for m in summaries), default=0),
+        "table_message_calls_per_deal_max": max((1 + m.edits for m in tables_shown), default=0),
         "table_message_calls_per_deal_mean": (
-            round(statistics.mean(1 + m.edits for m in summaries), 1) if summaries else None
+            round(statistics.mean(1 + m.edits for m in tables_shown), 1) if tables_shown else None
         ),
         "group_calls_per_deal_with_lobby": round(len(group_calls) / n_deals, 1),
         "private_calls_per_deal": round(len(private_calls) / n_deals, 1),

@@ -348,6 +348,13 @@ async def _table(run: Run, n: int, rng: random.Random) -> None:
     run.counts.tables_started += 1
     rematched: set[int] = set()
     while not run.over:
+        lobby = next(
+            (m for m in reversed(group.bot_messages) if any(t == START for t, _ in _buttons(m))), None
+        )
+        if lobby is not None:  # a rematch's lobby: the same seats, and she tapped 🔁, so she starts
+            await _tap(run, user, lobby, text=START)
+            await _wait(run, lambda m=lobby: None if any(t == START for t, _ in _buttons(m)) else True, 10)
+            continue
         summary = next(
             (m for m in reversed(group.bot_messages)
              if m.message_id not in rematched and any(t == REMATCH for t, _ in _buttons(m))),

@@ -156,7 +156,17 @@ class Fill:
 
 @dataclass(frozen=True, slots=True)
 class Rematch:
-    """Another match at the same table."""
+    """Another match at the same table: a lobby with the same rules and seats."""
+
+
+@dataclass(frozen=True, slots=True)
+class Confirm:
+    """In a rematch's lobby: "I'm playing" (the person keeps their seat)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decline:
+    """In a rematch's lobby: "not this time" (the person's seat is freed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +229,8 @@ Payload = (
     | Option
     | Start
     | Fill
+    | Confirm
+    | Decline
     | Rematch
     | Language
     | TurnTime
@@ -229,10 +241,10 @@ Payload = (
     | Export
 )
 #: Payloads that are a lobby button.
-LOBBY = (Sit, AddBot, RemoveBot, Level, RulesMenu, SeatsMenu, Preset, Option, Start, Fill)
+LOBBY = (Sit, AddBot, RemoveBot, Level, RulesMenu, SeatsMenu, Preset, Option, Start, Fill, Confirm, Decline)
 _BARE: dict[str, Payload] = {
     "L": Level(), "R": RulesMenu(), "K": SeatsMenu(), "G": Start(), "F": Fill(), "M": Rematch(),
-    "Y": Back(), "E": Export(),
+    "Y": Back(), "J": Confirm(), "Q": Decline(), "E": Export(),
 }  # fmt: skip
 _BARE_CODE = {type(p): code for code, p in _BARE.items()}
 _NUMBERED: dict[str, type[Sit | AddBot | RemoveBot | Preset | Option | TurnTime | OnTimeout | Top]] = {

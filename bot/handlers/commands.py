@@ -35,6 +35,7 @@ from bot.handlers.common import (
 )
 from bot.handlers.game import Refusal
 from bot.handlers.i18n import LANGS, Tr, pick_lang
+from bot.handlers.labels import person_left
 from bot.handlers.lobby import join_by_link
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.services import Services
@@ -237,6 +238,7 @@ async def leave(update: Update, context: Context) -> None:
         if table.status == "lobby":
             table.seats[seat] = None
         else:
+            person_left(table, seat)  # their cards so far keep their name
             table.seats[seat] = Seat(kind="bot", name="bot", level=table.bot_level)
             hand = table.hand_messages.pop(seat, None)
             left_hand[:] = [hand] if hand is not None else []

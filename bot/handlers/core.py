@@ -13,9 +13,9 @@ checks there is no import circle):
    (bot players, which play through the use case), :mod:`~bot.handlers.timers`, and
    :mod:`~bot.handlers.announcer` (the achievements a finish earned, after the presenter's result);
 5. :mod:`~bot.handlers.services` (:class:`~bot.handlers.services.Services`: all of the above for
-   the update handlers) and the update handlers themselves: ``play``, ``lobby``, ``commands``,
-   ``settings_menu``, ``faults``, ``social`` (/top, /stats, /history and its viewer, /export, over
-   the views ``standings_view`` and ``replay_view``).
+   the update handlers) and the update handlers themselves: ``play``, ``lobby``, ``rematch``,
+   ``commands``, ``settings_menu``, ``faults``, ``social`` (/top, /stats, /history and its viewer,
+   /export, over the views ``standings_view`` and ``replay_view``).
 """
 
 from __future__ import annotations

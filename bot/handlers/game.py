@@ -45,6 +45,8 @@ class FinishedDeal:
     index: int
     table_message_id: int | None
     hand_messages: dict[int, int]
+    #: The hand messages of the deal before it ("deal N is over" lines) to delete, by person's id.
+    earlier: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -181,20 +183,29 @@ def play(table: Table, built: Deal | None, seat: int, action: Action, rng: rando
         return progress
     assert deal.result is not None
     state.deals.append(deal.record())
+    # The private chats keep one "deal N is over" line: this deal's hands become it, the last go.
+    earlier = dict(table.over_lines)
+    table.over_lines = {
+        person.user_id: table.hand_messages[seat]
+        for seat, person in table.humans
+        if person.user_id is not None and seat in table.hand_messages
+    }
     progress.finished.append(
-        FinishedDeal(len(state.deals) - 1, table.table_message_id, dict(table.hand_messages))
+        FinishedDeal(len(state.deals) - 1, table.table_message_id, dict(table.hand_messages), earlier)
     )
-    if table.table_message_id is not None or table.hand_messages:
+    if table.table_message_id is not None or table.hand_messages or earlier:
         # Until the presenter has the summary shown: a restart in between must still show it.
         table.pending_summaries.append(
             PendingSummary(
                 index=len(state.deals) - 1,
                 table_message_id=table.table_message_id,
                 hand_messages=dict(table.hand_messages),
+                earlier=earlier,
             )
         )
     table.table_message_id = None
     table.hand_messages = {}
+    table.pushed = {}
     table.dm_failed = []
     rules = deal.rules
     match = match_of(table, rules)

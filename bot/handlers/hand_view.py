@@ -36,6 +36,7 @@ from bot.handlers import people_view
 from bot.handlers.brag_view import BRAG_PHASES, brag_lines
 from bot.handlers.codec import Act, Codec, Held, Payload, Tick, kind_of
 from bot.handlers.i18n import Tr
+from bot.handlers.labels import card_player, current_index
 from bot.handlers.outbox import Content
 from bot.handlers.table_view import trick_line
 from bot.handlers.words import blind_seats, card_text, cards_text, seat_name, suit_text
@@ -235,7 +236,8 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
     if view.tricks:
         lines.append(tr("hand.last", trick=trick_line(tr, table, len(view.tricks), view.tricks[-1])))
     if view.phase is Phase.PLAY:
-        on_table = " · ".join(f"{seat_name(tr, table, s)} {card_text(tr, c)}" for s, c in view.trick)
+        at = current_index(table)
+        on_table = " · ".join(f"{card_player(tr, table, at, s, c)} {card_text(tr, c)}" for s, c in view.trick)
         lines.append(tr("table.on_table", cards=on_table or "—"))
     if view.partner_counts is not None:
         # All the partners may tell each other before the exchange (RULES.md §2).

@@ -1,10 +1,10 @@
 """Private-chat hygiene: messages that stop meaning anything once the table moves on.
 
 A half-time reminder ("осталось 30 с") is deleted once its decision is taken (by the person or by
-the bot player at the timeout) or the game ends; an "I'm back" keyboard (in the group and in the
-person's DM) goes once the person is back, or the game ends. What is to be tidied is kept in this
-process's memory, by table: a restart (or a move handled by another process, until this one sees
-the table change) leaves it as it is.
+the bot player at the timeout) or the game ends; an "I'm back" keyboard goes once the person is
+back (the group's message then says so, the DM's is deleted), or the game ends. What is to be
+tidied is kept in this process's memory, by table: a restart (or a move handled by another process,
+until this one sees the table change) leaves it as it is.
 """
 
 from __future__ import annotations
@@ -66,7 +66,9 @@ class Leftovers:
             elif item.turn is not None and item.turn != turn:
                 self.outbox.delete(item.chat_id, item.message_id)
             elif item.turn is None and item.seat not in table.away:
-                if item.back is not None:
+                if item.chat_id > 0:  # the private chat keeps no leftover: the hand says it all
+                    self.outbox.delete(item.chat_id, item.message_id)
+                elif item.back is not None:
                     self.outbox.edit(item.chat_id, item.message_id, item.back)
             else:
                 still.append(item)

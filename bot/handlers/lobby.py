@@ -12,6 +12,8 @@ from bot.handlers import rules_menu
 from bot.handlers.codec import (
     AddBot,
     Button,
+    Confirm,
+    Decline,
     Fill,
     Level,
     Link,
@@ -36,14 +38,27 @@ from bot.handlers.common import (
 )
 from bot.handlers.game import Notice, Progress, Refusal
 from bot.handlers.i18n import Tr, pick_lang
-from bot.handlers.lobby_view import default_level, levels, lobby_content
+from bot.handlers.lobby_view import awaiting, default_level, levels, lobby_content
 from bot.handlers.outbox import Content
 from bot.handlers.services import Services, TableKey
 from bot.handlers.usecase import Change
 from bot.handlers.words import blind_seats, free_seats, pair_names
 from bot.storage import ChatSettings, Seat, Table
 
-LobbyButton = Sit | AddBot | RemoveBot | Level | RulesMenu | SeatsMenu | Preset | Option | Start | Fill
+LobbyButton = (
+    Sit
+    | AddBot
+    | RemoveBot
+    | Level
+    | RulesMenu
+    | SeatsMenu
+    | Preset
+    | Option
+    | Start
+    | Fill
+    | Confirm
+    | Decline
+)
 
 
 async def new_game(update: Update, context: Context) -> None:
@@ -114,6 +129,7 @@ def _sit(table: Table, seat: int, user: User) -> None:
     old = table.seat_of(user.id)
     if old is not None:
         table.seats[old] = None
+    _answered(table, user.id)
     table.seats[seat] = Seat(kind="human", name=user.first_name, user_id=user.id, lang=user.language_code)
 
 
@@ -128,6 +144,8 @@ def _seat_change(table: Table, payload: Sit | AddBot | RemoveBot, user: User) ->
     if isinstance(payload, Sit):
         if occupant is None:
             _sit(table, seat, user)
+        elif occupant.user_id == user.id and user.id in table.unconfirmed:
+            _answered(table, user.id)  # a rematch's lobby: their own seat tapped is "I'm in"
         elif occupant.user_id == user.id:
             raise Notice("lobby.already_seated", n=seat + 1)
         else:
@@ -147,6 +165,38 @@ def _seat_change(table: Table, payload: Sit | AddBot | RemoveBot, user: User) ->
         raise Refusal("alert.seat_taken")
 
 
+def _answered(table: Table, user_id: int) -> None:
+    """A person of a rematch's lobby has said whether they play (or sat down again)."""
+    if user_id in table.unconfirmed:
+        table.unconfirmed.remove(user_id)
+
+
+def _reply(table: Table, payload: Confirm | Decline, user: User) -> None:
+    """ "I'm playing" keeps the seat, "not this time" frees it; a repeat changes nothing more."""
+    seat = table.seat_of(user.id)
+    if isinstance(payload, Confirm):
+        if seat is None:
+            raise Refusal("alert.not_seated")
+        if user.id not in table.unconfirmed:
+            raise Notice("lobby.already_confirmed")
+    elif seat is None:
+        raise Notice("lobby.declined_already")
+    else:
+        table.seats[seat] = None
+        if user.id == table.creator_id and table.humans:
+            # Someone must be able to start: the first who said they play, else the first seated.
+            said = [p for _, p in table.humans if p.user_id not in table.unconfirmed]
+            table.creator_id = (said or [p for _, p in table.humans])[0].user_id or table.creator_id
+    _answered(table, user.id)
+
+
+def _drop_unanswered(table: Table) -> None:
+    """The creator starts: the seats of those who have not answered are free (bots may take them)."""
+    for seat in awaiting(table):
+        table.seats[seat] = None
+    table.unconfirmed = []
+
+
 def lobby_change(
     c: Change, button: Button, payload: LobbyButton, user: User, rng_bits: int
 ) -> Progress | None:
@@ -160,6 +210,9 @@ def lobby_change(
     if isinstance(payload, Sit | AddBot | RemoveBot):
         _seat_change(table, payload, user)
         table.lobby_view = "seats"
+        return None
+    if isinstance(payload, Confirm | Decline):
+        _reply(table, payload, user)
         return None
     # Seats are everyone's: anyone may sit, stand, or put a bot player in an empty seat (and take it
     # out again). What the table plays is its creator's, as in the rules menu: the rules, and the
@@ -195,11 +248,13 @@ def lobby_change(
             # A keyboard of another preset (or release): its option is not this preset's.
             raise Refusal("alert.stale_menu") from None
     elif isinstance(payload, Start):
+        _drop_unanswered(table)
         if free_seats(table):
             table.lobby_view = "confirm"
             return None
         return _start(c, rng_bits)
     elif isinstance(payload, Fill):
+        _drop_unanswered(table)
         for i in free_seats(table):
             table.seats[i] = Seat(kind="bot", name="bot", level=table.bot_level)
         return _start(c, rng_bits)

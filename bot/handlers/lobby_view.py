@@ -12,6 +12,8 @@ from bot.handlers import rules_menu
 from bot.handlers.codec import (
     AddBot,
     Codec,
+    Confirm,
+    Decline,
     Fill,
     Level,
     Option,
@@ -46,6 +48,11 @@ def levels() -> tuple[str, ...]:
 def default_level() -> str:
     """The level a new table offers first: ``easy`` when built, else the weakest available."""
     return "easy" if "easy" in levels() else levels()[0]
+
+
+def awaiting(table: Table) -> list[int]:
+    """The seats of a rematch's lobby whose person has not said yet whether they play."""
+    return [seat for seat, person in table.humans if person.user_id in table.unconfirmed]
 
 
 def _button(codec: Codec, table: Table, text: str, payload: Payload) -> InlineKeyboardButton:
@@ -93,6 +100,21 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
         )
     else:
         lines.append("")
+        waiting = awaiting(table)
+        if waiting:  # a rematch's lobby: the seats of the match before, each person to answer
+            creator = table.seat_of(table.creator_id)
+            lines.append(
+                tr("lobby.rematch", name=seat_name(tr, table, creator) if creator is not None else "")
+            )
+            # Mentions: the lobby is a new message, so each of them is notified.
+            names = ", ".join(seat_name(tr, table, seat, mention=True) for seat in waiting)
+            lines.append(tr("lobby.unconfirmed", names=names))
+            rows.append(
+                [
+                    _button(codec, table, tr("btn.confirm"), Confirm()),
+                    _button(codec, table, tr("btn.decline"), Decline()),
+                ]
+            )
         lines.append(tr("lobby.hint"))
         for seat in (0, 2, 1, 3):
             if seat in blind_seats(table):

@@ -8,8 +8,6 @@ its snapshot is handed to the renderers.
 from __future__ import annotations
 
 import logging
-import random
-import secrets
 import time
 from html import escape
 
@@ -39,12 +37,13 @@ from bot.handlers.game import Notice, Progress, Refusal, decided_himself
 from bot.handlers.hand_view import picked
 from bot.handlers.lobby import lobby_tap
 from bot.handlers.outbox import Content
+from bot.handlers.rematch import rematch_tap
 from bot.handlers.services import Services, TableKey, taken_at
 from bot.handlers.settings_menu import settings_tap
 from bot.handlers.social import export_tap, top_tap, view_tap
 from bot.handlers.usecase import Change
 from bot.handlers.words import SUIT_SYMBOLS, decider
-from bot.storage import MatchState, StaleWrite, Table
+from bot.storage import StaleWrite, Table
 from bot.storage.models import Picking
 
 _LOG = logging.getLogger(__name__)
@@ -232,39 +231,6 @@ async def pick_tap(update: Update, button: Button, payload: Tick, svc: Services)
     assert snap is not None
     await svc.publish(snap)
     await quiet_answer(query)
-
-
-async def rematch_tap(update: Update, button: Button, svc: Services) -> None:
-    """Another match at the same table, same seats and rules; any seated person may ask."""
-    query = update.callback_query
-    assert query is not None
-    user = query.from_user
-    key: TableKey = (button.chat_id, button.thread_id)
-    message = query.message
-    if message is None or message.chat.id != button.chat_id:
-        raise Refusal("alert.unknown_button")
-    bits = svc.rng.getrandbits(64)
-
-    def change(c: Change) -> Progress:
-        table = c.table
-        if table is None or table.table_id != button.table_id or table.status != "over":
-            raise Refusal("alert.stale")
-        if table.seat_of(user.id) is None:
-            raise Refusal("alert.not_seated")
-        # A new id: keyboards of the finished match must not act on the new one.
-        table.table_id = secrets.token_hex(3)
-        table.match = MatchState(first_dealer=0, dealer=0)
-        table.table_message_id = None
-        table.hand_messages = {}
-        table.dm_failed = []
-        table.pending_summaries = []  # indices into the finished match's deals
-        return c.start(random.Random(bits))
-
-    snap, _ = await svc.run(key, change)
-    await quiet_answer(query)
-    assert snap is not None
-    # The old summary keeps its button: a second tap finds the match gone and says so.
-    await svc.publish(snap)
 
 
 async def back_tap(update: Update, button: Button, svc: Services) -> None:

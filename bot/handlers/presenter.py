@@ -2,7 +2,9 @@
 
 One render task per table in this process: it takes the newest snapshot it was shown, sends the
 messages a deal still lacks (remembering their ids in the table) and hands every other change to the
-outbox as an edit, which the outbox coalesces and paces.
+outbox as an edit, which the outbox coalesces and paces. Telegram notifies of a new message, never
+of an edit: a hand whose decision comes due after others' moves is sent anew (:func:`push_due`),
+and a deal's summary goes to the group as a new message.
 """
 
 from __future__ import annotations
@@ -11,27 +13,28 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.engine import Phase
+from bot.engine import Deal, Phase
 from bot.handlers.codec import Link
 from bot.handlers.core import Core, TableKey, key_of
 from bot.handlers.game import FinishedDeal, Progress
 from bot.handlers.hand_view import finished_hand_content, hand_content
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.lobby_view import lobby_content
-from bot.handlers.outbox import Content
+from bot.handlers.outbox import Content, Sent
 from bot.handlers.rotation import as_seated
 from bot.handlers.table_view import live_content, summary_content
 from bot.handlers.usecase import Snapshot, Tables
 from bot.handlers.words import decider, seat_name
 from bot.storage import Seat, Table
 
-__all__ = ["Presenter", "key_of", "message_chat"]
+__all__ = ["Presenter", "key_of", "message_chat", "push_due"]
 
 _LOG = logging.getLogger(__name__)
 LANG_CACHE_SECONDS = 30.0
@@ -71,7 +74,10 @@ class Presenter:
         self._gone: OrderedDict[TableKey, tuple[str, int]] = OrderedDict()
         #: (table id, deal index) of the summaries shown by this process (each is shown once).
         self._summarized: OrderedDict[tuple[str, int], None] = OrderedDict()
-        #: Tasks waiting for summary edits to be confirmed (see :meth:`_summarize`).
+        #: (table id, seat) whose hand is being sent anew (see :meth:`_push`), with the moves made then.
+        self._pushing: dict[tuple[str, int], int] = {}
+        #: Tasks waiting for summary edits to be confirmed (see :meth:`_summarize`), and hands being
+        #: sent anew (:meth:`_push`).
         self._confirming: set[asyncio.Task[None]] = set()
 
     def show(
@@ -220,7 +226,9 @@ class Presenter:
         for pending in table.pending_summaries:
             # Stored but not confirmed: left by a process that died before its edits (or this one's,
             # already under way: _summarize does each once).
-            fin = FinishedDeal(pending.index, pending.table_message_id, dict(pending.hand_messages))
+            fin = FinishedDeal(
+                pending.index, pending.table_message_id, dict(pending.hand_messages), dict(pending.earlier)
+            )
             await self._summarize(key, table, fin, tr)
         if table.status == "lobby":
             if table.lobby_message_id is not None:
@@ -231,6 +239,7 @@ class Presenter:
             return
         seq = table.match.deal_seq
         content = live_content(tr, table, deal)
+        pushes: list[asyncio.Task[None]] = []
         if table.table_message_id is None:
             self._queued(view)
             sent = await outbox.send(table.chat_id, content, thread_id=table.thread_id)
@@ -252,7 +261,17 @@ class Presenter:
                 shown = deal.to_act  # his blind's brag: its cards and the decision, in his DM
             hand = hand_content(utr, codec, table, deal, shown)
             hand_id = table.hand_messages.get(seat)
-            if hand_id is not None:
+            if (table.table_id, seat) in self._pushing:
+                continue  # its hand is on its way as a new message; shown again once it is there
+            if hand_id is not None and push_due(table, deal, seat):
+                self._pushing[(table.table_id, seat)] = len(deal.moves)
+                turn = (table.table_id, seq, len(deal.moves), seat)
+                # A task at once: it clears its mark even if this render fails before awaiting it.
+                push = asyncio.create_task(self._push(key, turn, person.user_id, hand_id, hand))
+                self._confirming.add(push)
+                push.add_done_callback(self._confirming.discard)
+                pushes.append(push)
+            elif hand_id is not None:
                 # The player to act, and the one who just acted, get every change at once; the others'
                 # DMs may catch up a few seconds later.
                 just_acted = bool(deal.moves) and deal.moves[-1][0] == seat
@@ -264,7 +283,10 @@ class Presenter:
                 if sent.forbidden and not sent.blocked:  # a block is bot/handlers/faults.py's
                     await self._dm_failed(key, seq, seat, tr)
                 elif sent.message_id is not None:
-                    await self._remember(key, seq, sent.message_id, seat, utr)
+                    await self._remember(key, seq, sent.message_id, seat, utr, moves=len(deal.moves))
+        if pushes:
+            self._queued(view)
+            await asyncio.gather(*pushes)
 
     def _queued(self, view: _View) -> None:
         """The render has queued what it can without waiting for Telegram: time the updates behind it."""
@@ -274,11 +296,17 @@ class Presenter:
             view.taken.clear()
 
     async def _summarize(self, key: TableKey, table: Table, fin: FinishedDeal, tr: Tr) -> None:
-        """Show a finished deal's summary in its messages, once; then drop its pending mark.
+        """Show a finished deal's summary, once; then drop its pending mark.
 
-        The edits are confirmed in a task of their own (a group edit may wait seconds for its turn);
+        The summary goes to the group as a new message (Telegram notifies of it; at the match's end
+        it carries the goat, so nothing of the match comes below it) and the deal's table message is
+        deleted: the summary tells its tricks. Each hand message says the deal is over, and the one
+        of the deal before goes, so a private chat keeps one such line per table.
+
+        The calls are confirmed in a task of their own (a group call may wait seconds for its turn);
         only then is the deal's :class:`PendingSummary` dropped from the stored table, so a process
-        killed before that leaves the next start to show the summary.
+        killed before that leaves the next start to show the summary (sent again if the kill came
+        between the send and the confirmation).
         """
         done = (table.table_id, fin.index)
         if done in self._summarized:
@@ -286,33 +314,36 @@ class Presenter:
         self._summarized[done] = None
         while len(self._summarized) > GONE_KEPT:
             self._summarized.popitem(last=False)
-        edits: list[tuple[int, int, Content]] = []
+        outbox = self.core.outbox
+        # Queued now, ahead of the next deal's messages; the task only waits for them.
+        calls: list[Awaitable[Sent]] = []
+        content = summary_content(tr, self.core.codec, table, fin.index)
+        calls.append(outbox.post(table.chat_id, content, thread_id=table.thread_id))
         if fin.table_message_id is not None:
-            content = summary_content(tr, self.core.codec, table, fin.index)
-            edits.append((table.chat_id, fin.table_message_id, content))
+            calls.append(outbox.delete(table.chat_id, fin.table_message_id))
         deal_no = table.match.deals[fin.index].get("deal_no", 1) if table.match else 1
         # ``blind_rotates``: the hand messages are by the finished deal's seats, read as seated then.
         seated = as_seated(table, deal_no)
         for seat, message_id in fin.hand_messages.items():
             person = seated.seats[seat]
             if person is not None and person.user_id is not None:
-                content = finished_hand_content(await self.user_tr(person), table, deal_no)
-                edits.append((person.user_id, message_id, content))
-        for chat_id, message_id, content in edits:
-            # Queued now, ahead of the next deal's messages; the task only waits for them.
-            self.core.outbox.edit(chat_id, message_id, content)
+                over = finished_hand_content(await self.user_tr(person), table, deal_no)
+                calls.append(outbox.edited(person.user_id, message_id, over))
+        # The deal before's "deal N is over" lines go: each chat keeps this deal's.
+        now = {p.user_id: fin.hand_messages.get(s) for s, p in seated.humans}
+        for user_id, message_id in fin.earlier.items():
+            if now.get(user_id) != message_id:
+                calls.append(outbox.delete(user_id, message_id))
         task = asyncio.create_task(
-            self._confirm(key, table.table_id, fin.index, edits), name=f"summary {key} {fin.index}"
+            self._confirm(key, table.table_id, fin.index, calls), name=f"summary {key} {fin.index}"
         )
         self._confirming.add(task)
         task.add_done_callback(self._confirming.discard)
 
-    async def _confirm(
-        self, key: TableKey, table_id: str, index: int, edits: list[tuple[int, int, Content]]
-    ) -> None:
-        """Wait for a summary's edits, then drop its pending mark from the stored table."""
-        # A refused edit counts as done: trying it again after a restart would not help.
-        await asyncio.gather(*(self.core.outbox.edited(*edit) for edit in edits))
+    async def _confirm(self, key: TableKey, table_id: str, index: int, calls: list[Awaitable[Sent]]) -> None:
+        """Wait for a summary's calls, then drop its pending mark from the stored table."""
+        # A refused call counts as done: trying it again after a restart would not help.
+        await asyncio.gather(*calls)
 
         def change(table: Table | None) -> None:
             if table is not None and table.table_id == table_id:
@@ -328,12 +359,15 @@ class Presenter:
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, STORAGE_RETRY_CAP)
             except Exception:
-                # The mark stays: the next start shows the summary again ("not modified" if shown).
+                # The mark stays: the next start shows the summary again.
                 _LOG.exception("could not confirm the summary of table %s", key)
                 return
 
-    async def _remember(self, key: TableKey, seq: int, message_id: int, seat: int | None, tr: Tr) -> None:
-        """Store a new message's id in the table, unless its deal has ended meanwhile."""
+    async def _remember(
+        self, key: TableKey, seq: int, message_id: int, seat: int | None, tr: Tr, *, moves: int = 0
+    ) -> None:
+        """Store a new message's id in the table (a hand's: sent at ``moves``), unless its deal has
+        ended meanwhile."""
 
         def change(table: Table | None) -> bool:
             if (
@@ -347,6 +381,7 @@ class Presenter:
                 table.table_message_id = message_id
             else:
                 table.hand_messages[seat] = message_id
+                table.pushed[seat] = moves
             return True
 
         pause = STORAGE_RETRY
@@ -367,6 +402,66 @@ class Presenter:
         elif snap is not None:
             self.show(snap)
 
+    async def _push(
+        self, key: TableKey, turn: tuple[str, int, int, int], user_id: int, old_id: int, hand: Content
+    ) -> None:
+        """A decision came due: the hand goes as a new message (Telegram notifies of it, not of an
+        edit) and the old one is deleted, so the chat keeps one hand. ``turn``: (table id, deal
+        sequence, moves made, seat)."""
+        try:
+            snap = await self._repoint(key, turn, user_id, old_id, hand)
+        finally:
+            self._pushing.pop((turn[0], turn[3]), None)
+            # Changes while it was on its way were not shown in this DM: the render goes round again.
+            view = self._views.get(key)
+            if view is not None:
+                view.dirty = True
+        if snap is not None:
+            self.show(snap)
+
+    async def _repoint(
+        self, key: TableKey, turn: tuple[str, int, int, int], user_id: int, old_id: int, hand: Content
+    ) -> Snapshot | None:
+        """Send the hand anew and store the new message's id in place of ``old_id``; delete the one
+        no longer the seat's."""
+        table_id, seq, moves, seat = turn
+        outbox = self.core.outbox
+        sent = await outbox.send(user_id, hand)
+        new_id = sent.message_id
+        if new_id is None:
+            # Not sent (or not known to be: a timed-out send is not repeated): the old one shows the
+            # decision, and the push counts as made, so the next render does not try again.
+            outbox.edit(user_id, old_id, hand)
+            new_id = old_id
+
+        def change(table: Table | None) -> bool:
+            if (
+                table is None
+                or table.table_id != table_id
+                or table.match is None
+                or table.match.deal_seq != seq
+                or table.hand_messages.get(seat) != old_id
+            ):
+                return False
+            table.hand_messages[seat] = new_id
+            table.pushed[seat] = moves
+            return True
+
+        pause = STORAGE_RETRY
+        while True:
+            try:
+                snap, ok = await self.usecase.run(key, lambda c: change(c.table))
+                break
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                _LOG.warning("remembering the hand of table %s waits for storage: %s", key, e)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, STORAGE_RETRY_CAP)
+        if new_id != old_id:
+            # The new message is the seat's hand now, so the old one goes; unless the deal ended (or
+            # the seat changed hands) meanwhile: then the old one tells how it ended, the new one goes.
+            outbox.delete(user_id, old_id if ok else new_id)
+        return snap
+
     async def _dm_failed(self, key: TableKey, seq: int, seat: int, tr: Tr) -> None:
         """The player blocked the bot or never started it: tell the group once, with a way to fix it."""
 
@@ -384,6 +479,19 @@ class Presenter:
         markup = InlineKeyboardMarkup([[InlineKeyboardButton(tr("btn.open_bot"), url=link)]])
         text = tr("dm.forbidden", name=seat_name(tr, table, seat, mention=True))
         await self.core.outbox.send(table.chat_id, Content(text, markup), thread_id=table.thread_id)
+
+
+def push_due(table: Table, deal: Deal, seat: int) -> bool:
+    """Whether ``seat``'s hand is sent again as a new message, to notify its person of a decision.
+
+    When the decision is theirs and came after someone else's move (the person waited), once per
+    decision. Not when their own move came just before (they are looking at the hand: the lead
+    after their card won the trick, classic's exchange right after their brag), nor at the deal's
+    first decision (the hand has just arrived as a new message), nor for a seat the bot plays.
+    """
+    if deal.to_act != seat or seat in table.away or not deal.moves or deal.moves[-1][0] == seat:
+        return False
+    return table.pushed.get(seat) != len(deal.moves)
 
 
 def message_chat(table: Table | None, seat: int) -> int | None:

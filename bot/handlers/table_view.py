@@ -1,4 +1,5 @@
-"""The table message in the group: one per deal, edited in place, ending as the deal's summary."""
+"""The table message in the group (one per deal, edited in place) and the deal's summary (a new
+message once the deal is over)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from bot.handlers.brag_view import public_brag_lines
 from bot.handlers.codec import Codec, Rematch
 from bot.handlers.game import replay, rules_of
 from bot.handlers.i18n import Tr
+from bot.handlers.labels import card_player, current_index
 from bot.handlers.outbox import Content
 from bot.handlers.rotation import as_seated
 from bot.handlers.words import (
@@ -32,12 +34,15 @@ EGG_LINES = 5
 EVENTS = ("queen_caught", "eggs", "doubled", "redeal", "deal_passes", "swap", "last_card_swap", "all_tricks")
 
 
-def trick_line(tr: Tr, table: Table, n: int, trick: Trick) -> str:
-    """``3. Аня 10♠ · Борис T♠ … → Борис``."""
-    plays = " · ".join(f"{seat_name(tr, table, s)} {card_text(tr, c)}" for s, c in trick.plays)
+def trick_line(tr: Tr, table: Table, n: int, trick: Trick, index: int | None = None) -> str:
+    """``3. Аня 10♠ · Борис T♠ … → Борис``: each card named by who played it (bot/handlers/labels.py)
+    in the deal at ``index`` (the deal in play by default)."""
+    at = current_index(table) if index is None else index
+    plays = " · ".join(f"{card_player(tr, table, at, s, c)} {card_text(tr, c)}" for s, c in trick.plays)
     if trick.winner is None:
         return f"{n}. {plays}"
-    return f"{n}. {plays} → {seat_name(tr, table, trick.winner)} (+{trick.points})"
+    won = next((c for s, c in trick.plays if s == trick.winner), None)
+    return f"{n}. {plays} → {card_player(tr, table, at, trick.winner, won)} (+{trick.points})"
 
 
 def turn_line(tr: Tr, table: Table, deal: Deal, *, mention: bool) -> str:
@@ -54,7 +59,11 @@ def header(tr: Tr, table: Table, deal: Deal) -> list[str]:
     m = table.match
     assert m is not None
     lines = [
-        tr("table.title", n=deal.deal_no, dealer=seat_name(tr, table, deal.dealer)),
+        tr(
+            "table.title",
+            n=deal.deal_no,
+            dealer=card_player(tr, table, current_index(table), deal.dealer, None),
+        ),
         tr("table.trump", suit=suit_text(tr, deal.trump)),
     ]
     if people_view.individual(table):
@@ -105,7 +114,8 @@ def live_content(tr: Tr, table: Table, deal: Deal) -> Content:
         lines += ["", *brag]
     if deal.phase is Phase.PLAY:
         lines.append("")
-        on_table = " · ".join(f"{seat_name(tr, table, s)} {card_text(tr, c)}" for s, c in deal.trick)
+        at = current_index(table)
+        on_table = " · ".join(f"{card_player(tr, table, at, s, c)} {card_text(tr, c)}" for s, c in deal.trick)
         lines.append(tr("table.on_table", cards=on_table or "—"))
         lines.extend(blind_lines(tr, table, deal))
     lines.append(turn_line(tr, table, deal, mention=True))
@@ -152,7 +162,7 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
     assert table.match is not None
     totals = totals_until(table, index)
     lines = [tr("summary.title", n=deal.deal_no, suit=suit_text(tr, deal.trump))]
-    lines.extend(trick_line(tr, table, i + 1, t) for i, t in enumerate(result.tricks))
+    lines.extend(trick_line(tr, table, i + 1, t, index) for i, t in enumerate(result.tricks))
     lines.append("")
     lines.append(
         tr(

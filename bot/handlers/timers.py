@@ -37,6 +37,7 @@ from bot.handlers.bots import decide
 from bot.handlers.codec import Back
 from bot.handlers.core import Core, Settings, TableKey
 from bot.handlers.game import Progress
+from bot.handlers.labels import bot_played
 from bot.handlers.leftovers import Leftover, Leftovers
 from bot.handlers.lobby_view import default_level, expired_content
 from bot.handlers.outbox import Content
@@ -390,6 +391,7 @@ class Timers:
                 return None
             if held_until(stored, timer, seconds, core.settings.clock()) is not None:
                 return None
+            bot_played(stored, timer.seat, action)  # 💤 on this card only
             progress = c.play(timer.seat, action)
             if timer.kind == "away":
                 return progress, None
@@ -409,7 +411,8 @@ class Timers:
         assert after is not None
         _, notice = outcome
         await self.tables.publish(after)
-        if notice is not None:
+        # The match's end is its last message: a timeout that ended it is not told below the goat.
+        if notice is not None and after.table.status == "playing":
             await self._tell(table, decider(table, timer.seat), notice)
 
     async def _held(self, table: Table | None, timer: TimerId, span: float) -> bool:

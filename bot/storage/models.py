@@ -71,6 +71,8 @@ class PendingSummary(_Doc):
     index: int
     table_message_id: int | None = None
     hand_messages: dict[int, int] = Field(default_factory=dict)
+    #: The deal before's "deal N is over" lines, deleted with this summary (by person's id).
+    earlier: dict[int, int] = Field(default_factory=dict)
 
 
 class MatchState(_Doc):
@@ -99,6 +101,11 @@ class MatchState(_Doc):
     current: dict[str, Any] | None = None
     #: A choice of several cards in progress in a player's DM (see :class:`Picking`).
     picking: Picking | None = None
+    #: By deal index: cards (and "dealer") whose player is not the seat's occupant as shown, "p:" and
+    #: the person's name (who left since), or "b:" and the name of the person the bot played for.
+    played_by: dict[int, dict[str, str]] = Field(default_factory=dict)
+    #: By deal index: the seats a person left mid-deal, with their names (bot/handlers/labels.py).
+    left: dict[int, dict[int, str]] = Field(default_factory=dict)
 
 
 def _empty_seats() -> list[Seat | None]:
@@ -120,11 +127,21 @@ class Table(_Doc):
     lobby_view: LobbyView = "seats"
     rules: dict[str, Any]
     seats: list[Seat | None] = Field(default_factory=lambda: _empty_seats())
+    #: A rematch's lobby: the people seated from the match before who have not said yet whether they
+    #: play (user ids; bot/handlers/lobby.py).
+    unconfirmed: list[int] = Field(default_factory=list)
     bot_level: str = "random"
     lobby_message_id: int | None = None
     table_message_id: int | None = None
     #: Each human seat's hand message of the current deal, by seat number.
     hand_messages: dict[int, int] = Field(default_factory=dict)
+    #: Each human seat's count of the deal's moves when its hand message was sent (a new message
+    #: notifies, an edit does not: bot/handlers/presenter.py sends the hand again when a decision
+    #: comes due after others' moves).
+    pushed: dict[int, int] = Field(default_factory=dict)
+    #: The last finished deal's hand messages ("deal N is over"), by person's id: each private chat
+    #: keeps one such line per table, the one before is deleted when the next deal ends.
+    over_lines: dict[int, int] = Field(default_factory=dict)
     #: Seats whose DM failed this deal (the group has been told once).
     dm_failed: list[int] = Field(default_factory=list)
     #: Finished deals of this match whose summary edits are not confirmed yet (a restart does them).

@@ -14,7 +14,7 @@ from bot.handlers import game
 from bot.handlers.codec import Button
 from bot.handlers.services import Services
 from bot.handlers.words import SUIT_SYMBOLS
-from bot.sandbox import Driver
+from bot.sandbox import Driver, StoredMessage
 from tests.bot.helpers import buttons, hand_of, inject, legal_hand, lobby, play_until, sit, start_game
 
 
@@ -90,9 +90,16 @@ async def test_a_stale_keyboard_from_an_earlier_deal(app: object, driver: Driver
     await start_game(driver, group, [anya])
     first = await legal_hand(driver, svc, anya)
     old = next(d for _, b, d in buttons(svc, first) if b.payload.startswith("A"))
-    await play_until(driver, svc, [anya], lambda: "окончена" in first.content, rng=random.Random(2))
-    inject(first, old)
-    tap = await anya.tap(first, "👆")
+
+    def ended() -> StoredMessage | None:
+        # Her first hand, or the one that replaced it when a decision came due (a new message).
+        return next((m for m in anya.dm.bot_messages if "№1 окончена" in m.content), None)
+
+    await play_until(driver, svc, [anya], lambda: ended() is not None, rng=random.Random(2))
+    message = ended()
+    assert message is not None
+    inject(message, old)
+    tap = await anya.tap(message, "👆")
     assert tap.show_alert and tap.answer_text in ("Это карты прошлой раздачи.", "Эта игра уже закончилась.")
 
 

@@ -225,8 +225,10 @@ async def test_a_redis_outage_mid_game_is_survived_without_half_applied_moves(
             assert played[: len(before.match.current["moves"])] == before.match.current["moves"]
             await svc.presenter.idle()
             await svc.outbox.drain()
-            summary = group.message(before.table_message_id or 0)
-            assert plain(summary_content(RU, svc.codec, table, index).text) == summary.content
+            # The deal's summary is a new message; its table message is gone.
+            summary = plain(summary_content(RU, svc.codec, table, index).text)
+            assert any(m.content == summary for m in group.bot_messages)
+            assert group.message(before.table_message_id or 0).deleted
     finally:
         await storage.close()
 
@@ -271,18 +273,21 @@ async def test_429_and_5xx_are_retried_and_the_table_ends_up_right(
 
     table = await stored(svc, group.id)
     assert table.match is not None and len(table.match.deals) >= 2
-    # Each deal sent its table message and Anya's hand once: no send was duplicated by a retry.
-    dealt = table.match.deal_seq
+    # No send was duplicated by a retry: the group shows each finished deal's summary once (its
+    # table message deleted) and the live table; Anya's DM the last finished deal's hand (the ones
+    # before deleted) and her live hand (each one sent anew when her turn came deleted the one before).
     table_messages = [m for m in group.bot_messages if m.message_id != table.lobby_message_id]
-    assert len(table_messages) == dealt, [m.content[:40] for m in table_messages]
-    # One hand per deal dealt; a void deal (four queens in one hand) is dealt again under its number.
-    hands = deal_numbers(anya)
-    assert len(hands) == dealt and hands == sorted(hands), (hands, dealt)
-    # Every finished deal's summary and the live table show exactly what is stored.
+    deals = len(table.match.deals)
+    assert len(table_messages) == deals + 1, [m.content[:40] for m in table_messages]
     for index, message in enumerate(table_messages[:-1]):
         assert message.content == plain(summary_content(RU, svc.codec, table, index).text)
     assert table_messages[-1].message_id == table.table_message_id
     assert table_messages[-1].content == expected_table_text(svc, table)
+    hands = deal_numbers(anya)
+    assert len(hands) == 2 and hands == sorted(hands), hands
+    assert [m.message_id for m in anya.dm.bot_messages if HAND_NO.search(m.content)][-1] == (
+        table.hand_messages[0]
+    )
 
 
 async def hand_numbers(user: SimUser) -> list[int]:

@@ -14,7 +14,7 @@ from bot.handlers.services import Services, Settings
 from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
-from tests.bot.helpers import NAMES, buttons, legal_hand, lobby, play_until, sit, start_game
+from tests.bot.helpers import NAMES, buttons, inject, legal_hand, lobby, play_until, sit, start_game
 
 
 async def _set_preset(creator, lobby_message, group, preset_label: str) -> None:  # type: ignore[no-untyped-def]
@@ -146,9 +146,13 @@ async def test_one_person_with_three_bot_players(app: object, driver: Driver, sv
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.status == "over"
     assert [s is not None and s.is_bot for s in table.seats] == [False, True, True, True]
-    # Her DM got one hand message per deal, each ending as "deal over".
+    # Her DM got one hand message per deal, each ending as "deal over" and deleted when the next one
+    # ended: only the last deal's is left (issue 20, item 6: no pile of "deal N is over").
+    assert len(table.match.deals) >= 2 if table.match else False
+    await svc.presenter.idle()
+    await svc.outbox.drain()
     hands = [m for m in anya.dm.bot_messages if "раздача №" in m.content]
-    assert len(hands) >= 2 and all(m.buttons == [] for m in hands)
+    assert len(hands) == 1 and "окончена" in hands[0].content and hands[0].buttons == []
 
 
 async def test_rematch_starts_a_new_match_at_the_same_table(
@@ -162,12 +166,23 @@ async def test_rematch_starts_a_new_match_at_the_same_table(
     summary = next(
         m for m in group.bot_messages if any("Ещё партию" in b["text"] for r in m.buttons for b in r)
     )
+    data = next(d for label, _, d in buttons(svc, summary) if "Ещё партию" in label)
     tap = await anya.tap(summary, "Ещё партию")
     assert not tap.show_alert
+    # A lobby with the same seats: she tapped, so she plays; the bots keep their seats.
+    lobby_message = await group.wait_bot_message(lambda m: "собираемся за столом" in m.content)
     table = await svc.storage.load_table(group.id, None)
-    assert table is not None and table.status == "playing" and table.table_id != first.table_id
-    again = await anya.tap(summary, "Ещё партию")
-    assert again.show_alert and again.answer_text == "Эта игра уже закончилась."
+    assert table is not None and table.status == "lobby" and table.table_id != first.table_id
+    assert table.seats == first.seats and table.unconfirmed == []
+    await anya.tap(lobby_message, "Начать")
+    await group.wait_until(lobby_message, lambda m: "Игра началась" in m.content)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.status == "playing"
+    # The old button is gone; a stale tap on it is told the new match is below.
+    await group.wait_until(summary, lambda m: m.buttons == [])
+    inject(summary, data)
+    again = await anya.tap(summary, "👆")
+    assert again.show_alert and again.answer_text == "Новая партия уже открыта — смотрите ниже."
 
 
 async def test_a_game_survives_a_restart_of_the_bot(

@@ -47,6 +47,8 @@ async def test_a_finished_match_is_dropped_and_a_rematch_shown_again(
     )
     tap = await anya.tap(summary, "Ещё партию")
     assert not tap.show_alert
+    lobby_message = await group.wait_bot_message(lambda m: "собираемся за столом" in m.content)
+    await anya.tap(lobby_message, "Начать")
     await anya.dm.wait_bot_message(lambda m: "раздача №" in m.content and bool(m.buttons))
     assert svc.presenter.live() == 1
 

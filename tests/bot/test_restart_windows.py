@@ -2,7 +2,7 @@
 
 * A tap claimed by a process that died is handled when Telegram delivers it again after the lease.
 * A lobby stored by ``/newgame`` whose message never went out is posted at the next start.
-* A deal's summary edit lost with its process is made at the next start.
+* A deal's summary lost with its process is sent at the next start.
 * A timer claimed by a process that died is fired by another once the claim's lease ends, and a
   timer that fails while Redis is down costs one warning line, not an unretrieved task exception.
 * ``DEFAULT_LANGUAGE`` is the language of a group or person who has none.
@@ -37,7 +37,7 @@ from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage, Table
 from tests.bot import test_timers
-from tests.bot.helpers import play_until, sit, start_game, table_of
+from tests.bot.helpers import hand_of, play_until, sit, start_game, table_of
 
 pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
 
@@ -238,8 +238,10 @@ async def test_a_deal_summary_lost_with_its_process_is_shown_at_the_next_start(
     async with running_bot(factory, emulator) as first:
         svc = services_of(first)
         await start_game(driver, group, [anya])
-        # Telegram stops answering edits in the group: the deal's summary edit is never confirmed.
-        driver.world.inject_faults(method="editMessageText", chat_id=group.id, status=503, count=10**6)
+        await hand_of(anya)
+        await eventually(lambda: _table_shown(svc, group), "the table message sent")
+        # Telegram stops answering sends to the group: the deal's summary is never confirmed.
+        driver.world.inject_faults(method="sendMessage", chat_id=group.id, status=503, count=10**6)
 
         def deal_over() -> bool:
             return any("окончена" in m.content for m in anya.dm.bot_messages)
@@ -247,16 +249,18 @@ async def test_a_deal_summary_lost_with_its_process_is_shown_at_the_next_start(
         await play_until(driver, svc, [anya], deal_over, rng=random.Random(5))
         stuck = await table_of(svc, group)
         assert stuck is not None and [p.index for p in stuck.pending_summaries] == [0]
-        pending = stuck.pending_summaries[0]
-    # The process is gone, and the edit it was retrying with it.
+    # The process is gone, and the send it was retrying with it.
     driver.world.clear_faults()
-    assert pending.table_message_id is not None
-    message = next(m for m in group.bot_messages if m.message_id == pending.table_message_id)
-    assert "Раздача №1 окончена" not in message.content
+    assert not any("Раздача №1 окончена" in m.content for m in group.bot_messages)
     async with running_bot(factory, emulator) as second:
         svc = services_of(second)
-        await group.wait_until(message, lambda m: "Раздача №1 окончена" in m.content)
+        await group.wait_bot_message(lambda m: "Раздача №1 окончена" in m.content)
         await eventually(lambda: _no_pending(svc, group), "the summary confirmed")
+
+
+async def _table_shown(svc: Services, group: SimGroup) -> bool:
+    table = await table_of(svc, group)
+    return table is not None and table.table_message_id is not None
 
 
 async def _no_pending(svc: Services, group: SimGroup) -> bool:

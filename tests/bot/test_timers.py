@@ -201,7 +201,7 @@ async def test_two_timeouts_in_a_row_make_the_seat_away_until_im_back(
     assert not tap.show_alert and tap.answer_text is not None and "С возвращением" in tap.answer_text
     back = await table_of(svc, group)
     assert back is not None and back.away == [] and back.timeouts == {}
-    await anya.dm.wait_until(dm, lambda m: "снова в игре" in m.content and m.buttons == [])
+    await anya.dm.wait_deleted(dm)  # her DM keeps no leftover
     # The group's "I'm back" keyboard goes too: she is back.
     await group.wait_until(notice, lambda m: "снова в игре" in m.content and m.buttons == [])
     # Her decisions are hers again: the next one waits for her, with a turn timer.

@@ -152,7 +152,9 @@ class World:
 
     async def restart(self) -> None:
         """Kill the bot once everything is quiet; start a new one; the stored table must not move."""
-        await self.driver.settle(quiet=0.5, timeout=30)
+        # Quiet for longer than a private chat's pace (1 s): a hand sent anew when a decision came
+        # due may be waiting its turn, and a process killed before it leaves the next to send it.
+        await self.driver.settle(quiet=1.5, timeout=30)
         before = await self.table()
         messages = {u.id: _latest(u) for u in self.users} if before.status == "playing" else {}
         await self.bot.kill()
@@ -358,7 +360,8 @@ async def test_killed_in_the_lobby_mid_trick_and_mid_brag_the_game_goes_on(world
     await w.restart()
     deals_before = len(table.match.deals)
     table = await w.play(lambda t: t.match is not None and len(t.match.deals) > deals_before)
-    await w.driver.settle(quiet=0.5, timeout=30)
+    # Longer than a group's pace (3.1 s): a deal's summary is sent, then its table message deleted.
+    await w.driver.settle(quiet=3.5, timeout=30)
     table = await w.table()
     _stored_states_sound(table)
     _no_message_twice(w, table)
@@ -424,7 +427,7 @@ async def test_killed_mid_exchange_the_exchange_goes_on(world: World) -> None:
     moves = table.match.deals[done]["moves"]
     assert [m["exchange"] for m in moves if "exchange" in m] == [True, True]
     assert any("exchange_give" in m for m in moves), "the exchange was made after the restart"
-    await w.driver.settle(quiet=0.5, timeout=30)
+    await w.driver.settle(quiet=3.5, timeout=30)
     table = await w.table()
     _stored_states_sound(table)
     _no_message_twice(w, table, lobby=False)
