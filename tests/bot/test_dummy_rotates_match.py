@@ -62,7 +62,7 @@ async def test_dummy_blind_rotates_three_people_play_a_match_to_the_goat(
     first = await group.wait_bot_message(lambda m: "Со слепым в этой раздаче играет Борис" in m.content)
     assert "Штрафные у каждого: Аня 0, Борис 0, Вера 0" in first.content
     hand = await users[0].dm.wait_bot_message(lambda m: "Со слепым в этой раздаче играет" in m.content)
-    assert "Штрафные у каждого:" in hand.content
+    assert "Штрафные у каждого:" in hand.content and "Ваша пара в этой раздаче: вы и Вера" in hand.content
 
     partners: set[str] = set()  # who the table named as playing with the blind, deal after deal
 
@@ -89,6 +89,10 @@ async def test_dummy_blind_rotates_three_people_play_a_match_to_the_goat(
     played = {r.get("deal_no", 1) for r in m.deals}
     assert len(played) >= 2, "the match rotated the blind at least once"
     assert len(partners) >= 2, "another person plays with the blind after deal 1"
+    # Each summary names the blind's cards after its partner of that deal, never a free seat.
+    summaries = [msg.content for msg in group.bot_messages if msg.content.startswith("🏁")]
+    assert summaries and all("свободно" not in text for text in summaries)
+    assert {n for n in NAMES[:3] for text in summaries if f"🙈 слепой ({n})" in text} >= partners
     # The result names the goat(s) and every person's total.
     goat = next(msg for msg in group.bot_messages if "Итог:" in msg.content and "🐐" in msg.content)
     for p in range(3):
