@@ -105,3 +105,29 @@ async def test_dummy_blind_rotates_three_people_play_a_match_to_the_goat(
         assert f"{NAMES[p]}: {m.scores[p]}" in picture.content
     stored = driver.world.files[picture.photo_file_id]  # type: ignore[index]
     assert Image.open(io.BytesIO(stored.data)).size == (3 * WIDTH // 2, HEIGHT)
+
+
+async def test_dummy_blind_rotates_bots_fill_seats_and_follow_their_seat_each_deal(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await _pick_rotating(driver, group, anya)
+    await sit(anya, message, 0, group)
+    await anya.tap(message, "Начать")
+    await group.wait_until(message, lambda m: "Свободно 2 места" in m.content)
+    await anya.tap(message, "с ботами")
+    await group.wait_until(message, lambda m: "Игра началась" in m.content)
+
+    def over() -> bool:
+        return any("Ещё партию" in b["text"] for m in group.bot_messages for r in m.buttons for b in r)
+
+    await play_until(driver, svc, [anya], over, rng=random.Random(3), max_taps=4000)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.status == "over" and table.match is not None
+    m = table.match
+    assert m.goats and m.loser is None and len({r.get("deal_no", 1) for r in m.deals}) >= 2
+    # Аня sits where the seating of the match's deal number puts person 0.
+    assert table.seat_of(anya.id) == Rules.parse(table.rules).seating(m.deal_no).index(0)
+    goat = next(msg for msg in group.bot_messages if "Итог:" in msg.content and "🐐" in msg.content)
+    assert f"Аня {m.scores[0]}" in goat.content and "Бот №2" in goat.content and "Бот №3" in goat.content
