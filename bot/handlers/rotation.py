@@ -88,3 +88,11 @@ def number_of(table: Table, seat: int) -> int:
         return seat
     person = Rules.parse(table.rules).seating(m.deal_no)[seat]
     return seat if person is None else person
+
+
+def entry_seated(table: Table, rules: Rules, deal_no: int) -> Table:
+    """A history entry's stand-in ``table`` (its seats as in deal 1, :mod:`bot.stats.entry`) as seated
+    in deal ``deal_no``."""
+    if not rules.blind_rotates or deal_no == 1:
+        return table
+    return table.model_copy(update={"seats": _moved(table.seats, _moves(rules, 1, deal_no))})

@@ -105,6 +105,15 @@ async def test_dummy_blind_rotates_three_people_play_a_match_to_the_goat(
         assert f"{NAMES[p]}: {m.scores[p]}" in picture.content
     stored = driver.world.files[picture.photo_file_id]  # type: ignore[index]
     assert Image.open(io.BytesIO(stored.data)).size == (3 * WIDTH // 2, HEIGHT)
+    # /history: the match is finished (not stopped), its goat(s) and every person's total.
+    await users[0].send(group, "/history")
+    listing = await group.wait_text("Последние партии")
+    totals = ":".join(str(n) for n in m.scores)
+    assert f"({totals})" in listing.content and "остановлена" not in listing.content
+    assert all(NAMES[g] in listing.content for g in m.goats)
+    await users[0].tap(listing, "Просмотр 1")
+    viewer = await group.wait_bot_message(lambda msg: "Просмотр" in msg.content and "шаг 0" in msg.content)
+    assert "раздача 1 из" in viewer.content and "Борис" in viewer.content
 
 
 async def test_dummy_blind_rotates_bots_fill_seats_and_follow_their_seat_each_deal(

@@ -8,7 +8,8 @@ import random
 
 from bot.engine import Rules
 from bot.handlers import game
-from bot.handlers.rotation import as_seated, people, reseat
+from bot.handlers.rotation import as_seated, entry_seated, people, reseat
+from bot.stats.entry import entry_of, meta_of
 from bot.storage import RedisStorage, Seat, Table
 from bot.storage.invariants import table_problems
 
@@ -81,3 +82,18 @@ async def test_dummy_blind_rotates_match_is_stored_and_recounted(storage: RedisS
     forged.match.scores[0] -= 2
     forged.status = "playing"
     assert any("goats" in p for p in table_problems(forged))
+
+
+def test_dummy_blind_rotates_history_entry_keeps_the_people_in_their_deal_1_seats() -> None:
+    table, rng = _table(), random.Random(11)
+    game.start_match(table, rng)
+    while table.status == "playing":
+        _play(table, rng, 99)
+    assert table.match is not None and table.match.goats
+    meta = meta_of(entry_of(table, at=0.0))
+    assert meta is not None and meta.finished
+    assert [p.name for p in meta.seats[:3]] == ["P0", "P1", "P2"]
+    seats: list[Seat | None] = [Seat(kind="human", name=p.name) for p in meta.seats[:3]]
+    stand_in = Table(table_id="x", chat_id=1, creator_id=0, rules=table.rules, seats=[*seats, None])
+    assert _names(entry_seated(stand_in, ROTATES, 2)) == ["P1", "P2", "P0", None]
+    assert _names(entry_seated(stand_in, ROTATES, 1)) == ["P0", "P1", "P2", None]
