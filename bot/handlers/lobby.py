@@ -8,7 +8,7 @@ import secrets
 from telegram import CallbackQuery, Chat, Update, User
 
 from bot.engine import Rules, RulesError
-from bot.handlers import rules_menu
+from bot.handlers import people_view, rules_menu
 from bot.handlers.codec import (
     AddBot,
     Button,
@@ -304,7 +304,10 @@ async def _started(svc: Services, table: Table, progress: Progress | None) -> No
     settings.bot_level = table.bot_level
     await svc.storage.save_chat_settings(table.chat_id, settings)
     tr = Tr(pick_lang(settings.lang))
-    if table.lobby_message_id is not None:
+    if table.lobby_message_id is not None and people_view.individual(table):
+        text = people_view.started_text(tr, table, rules_menu.summary(tr, Rules.parse(table.rules)))
+        svc.outbox.edit(table.chat_id, table.lobby_message_id, Content(text))
+    elif table.lobby_message_id is not None:
         text = tr(
             "lobby.started",
             a=pair_names(tr, table, 0),

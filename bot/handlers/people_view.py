@@ -8,7 +8,7 @@ from bot.engine import GOAT_WITH_DRIVERS, Match, Rules
 from bot.engine.seats import DUMMY_PARTNER
 from bot.handlers.game import replay
 from bot.handlers.i18n import Tr
-from bot.handlers.rotation import people, rotates
+from bot.handlers.rotation import as_seated, people, rotates
 from bot.handlers.words import seat_name, tally_text
 from bot.storage import Table
 
@@ -86,3 +86,14 @@ def goat_names(tr: Tr, table: Table) -> str:
     goats = [every[p] for p in m.goats]
     # Two at most: one deal charges one side, and a side has two people at most.
     return goats[0] if len(goats) == 1 else tr("pair.names", a=goats[0], b=goats[-1])
+
+
+def started_text(tr: Tr, table: Table, rules: str) -> str:
+    """The lobby once the match starts: who plays, who plays with the blind first, that it passes on."""
+    first = as_seated(table, 1)
+    return tr(
+        "lobby.started_people",
+        names=", ".join(names(tr, first)),
+        first=seat_name(tr, first, DUMMY_PARTNER),
+        rules=rules,
+    )

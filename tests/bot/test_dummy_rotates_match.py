@@ -58,6 +58,8 @@ async def test_dummy_blind_rotates_three_people_play_a_match_to_the_goat(
     for seat, user in enumerate(users):
         await sit(user, message, seat, group)
     await users[0].tap(message, "Начать")
+    await group.wait_until(message, lambda m: "Со слепым первым играет Борис" in m.content)
+    assert "Играют: Аня, Борис, Вера — у каждого свой счёт." in message.content
     # Deal 1: Борис (seat 1) plays with the blind; the table names him and each person's penalty.
     first = await group.wait_bot_message(lambda m: "Со слепым в этой раздаче играет Борис" in m.content)
     assert "Штрафные у каждого: Аня 0, Борис 0, Вера 0" in first.content
