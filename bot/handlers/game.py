@@ -128,7 +128,9 @@ def start_match(table: Table, rng: random.Random) -> Progress:
     first = rng.randrange(4)
     table.match = MatchState(first_dealer=first, dealer=first)
     table.status = "playing"
-    return deal_on(table, match_of(table), rng, Progress())
+    match = match_of(table)
+    _store_match(table, match)  # individual scores: everyone at 0 from the start
+    return deal_on(table, match, rng, Progress())
 
 
 def deal_on(table: Table, match: Match, rng: random.Random, progress: Progress) -> Progress:

@@ -68,9 +68,12 @@ async def test_dummy_blind_rotates_match_is_stored_and_recounted(storage: RedisS
     table, rng = _table(), random.Random(11)
     game.start_match(table, rng)
     await storage.save_table(table, ttl=60)
+    assert table.match is not None and table.match.scores == [0, 0, 0]
+    assert table_problems(table, deep=True) == []  # before any deal is counted too
     while table.status == "playing":
         _play(table, rng, table.match.deal_no + 1 if table.match else 1)
         await storage.save_table(table, ttl=60)
+        assert table_problems(table, deep=True) == []
     stored = await storage.load_table(table.chat_id, None)
     assert stored is not None and stored.status == "over" and stored.match is not None
     m = stored.match
