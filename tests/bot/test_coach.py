@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bot.engine import Play, Rules, card, view_for
 from bot.engine.ai import pool
 from bot.engine.ai.hint import why
 from bot.handlers import coach, game
-from bot.handlers.codec import Hint, Review
+from bot.handlers.codec import BadData, Hint, Hints, Review, decode, encode
 from bot.handlers.i18n import Tr
 from bot.handlers.services import Services
+from bot.handlers.standings_view import personal_text
 from bot.handlers.words import card_text
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
-from bot.storage import MatchState, Table
+from bot.stats.entry import Meta, Player, make_entry
+from bot.stats.standings import personal_of
+from bot.storage import MatchState, RedisStorage, Table
 from tests.ai.test_analysis import with_blunder
 from tests.ai.test_blunders import SHMON_LED, position
 from tests.bot.helpers import buttons, inject, legal_hand, play_until, start_game
@@ -154,3 +159,51 @@ async def test_a_hint_is_hards_choice_with_its_why_seen_only_by_the_person_and_c
     inject(hand, _data(svc, table, 2, Hint(0)))
     stale = await anya.tap(hand)
     assert stale.show_alert and stale.answer_text == RU("hint.stale")
+
+
+async def test_a_review_comes_from_the_chats_history_once_the_match_left_the_table(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, group, _table = await _stored(driver, svc)
+    message = await _hand(anya)
+    finished = with_blunder(SHMON_LED, ["6C"], "QC").record()
+    seats = [Player(kind="bot", level="random") for _ in range(4)]
+    seats[2] = Player(kind="human", name="Аня", user_id=anya.id)
+    meta = Meta(id="past1", chat_id=group.id, chat_title="Козлятник", at=1.0, seats=seats)
+    await svc.storage.push_history(
+        group.id, make_entry({"rules": finished["rules"], "deals": [finished]}, meta)
+    )
+
+    def past(deal: int, seat: int) -> str:
+        return svc.codec.data(group.id, None, "past1", deal, Review(seat))
+
+    for data, refusal in ((past(0, 1), "review.not_yours"), (past(3, 2), "review.gone")):
+        inject(message, data)
+        tap = await anya.tap(message)
+        assert tap.show_alert and tap.answer_text == RU(refusal)
+    inject(message, svc.codec.data(group.id, None, "nowhere", 0, Review(2)))
+    assert (await anya.tap(message)).answer_text == RU("review.gone")
+    inject(message, past(0, 2))
+    assert not (await anya.tap(message)).show_alert
+    review = await anya.dm.wait_text("🔍 Разбор ·", timeout=30)
+    assert "Взятка 1: сыграно Д♣, лучше было 9♦" in review.content
+
+
+def test_the_review_and_hint_buttons_travel_and_come_back_as_they_were() -> None:
+    for payload in (Review(0), Review(3), Hint(0), Hint(35), Hints()):
+        assert decode(encode(payload)) == payload
+    for bad in ("U4", "Ux", "U", "H", "H1234", "Hx"):
+        with pytest.raises(BadData):
+            decode(bad)
+
+
+async def test_hints_are_counted_per_person_and_a_rebuild_keeps_them(storage: RedisStorage) -> None:
+    assert [await storage.count_hint(7), await storage.count_hint(7), await storage.count_hint(8)] == [
+        1,
+        2,
+        1,
+    ]
+    assert personal_of(await storage.personal(7)).hints == 2
+    await storage.clear_stats()  # python -m bot.stats rebuild: the hints are not in the history
+    assert personal_of(await storage.personal(7)).hints == 2
+    assert "Подсказок взято: 2" in personal_text(RU, "Аня", personal_of(await storage.personal(7)))
