@@ -186,6 +186,8 @@ class ChatSettings(_Doc):
     turn_time: int | None = None
     #: At a timeout: ``bot`` plays that one decision (two in a row: the seat is away), ``away`` at once.
     timeout_action: TimeoutAction = "bot"
+    #: The 💡 hint button in the hands (the ``hard`` player's suggestion): off unless the chat turns it on.
+    hints: bool = False
 
 
 class UserSettings(_Doc):
