@@ -28,7 +28,9 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     with its event loop and its client threads, could copy a lock held mid-call into the child."""
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["bot.thinking.job", "bot.engine.ai.search", "bot.engine.ai.easy"])
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=quiet)
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=quiet, initargs=(os.getpid(),)
+    )
 
 
 class PoolThinker:
