@@ -3,10 +3,10 @@
 Penalties are kept per pair, or — where RULES.md §5 says every person keeps his own score (3-person
 ``sochi``) — per person: each deal's side penalty is written to each person of the side
 (:meth:`bot.engine.result.DealResult.charged`), and the first person(s) to reach the target are the
-goat(s), :attr:`Match.goats`. The people are found from the seats by :meth:`Match.people_of`: in
-``sochi`` seat ``s`` is person ``s``. A later ``dummy`` with ``blind_rotates`` reuses this as it
-stands by overriding only that mapping — its three people sit at four seats, the blind's seat maps to
-no one and the seats move with the blind each deal — and by saying ``rules.individual_scores``.
+goat(s), :attr:`Match.goats`. The people are found from the seats by :meth:`Rules.seating`: in
+``sochi`` seat ``s`` is person ``s``; in ``dummy`` with ``blind_rotates`` three people sit at four
+seats, the blind's seat is no one's and the people move one seat each deal so that the blind passes
+to the next person (:func:`bot.engine.seats.rotating_seating`).
 """
 
 from __future__ import annotations
@@ -58,11 +58,12 @@ class Match:
     @property
     def people(self) -> int:
         """How many people keep a score of their own (individual scores), else 0."""
-        return self.rules.seats if self.rules.individual_scores else 0
+        return self.rules.people if self.rules.individual_scores else 0
 
-    def people_of(self, result: DealResult) -> tuple[int | None, ...]:
-        """Per seat of ``result``'s deal, the person sitting there (``None``: nobody's score)."""
-        return tuple(range(len(result.pair_of)))
+    @property
+    def seating(self) -> tuple[int | None, ...]:
+        """Per seat, the person sitting there in the deal to play now (``None``: a blind)."""
+        return self.rules.seating(self.deal_no)
 
     @classmethod
     def start(cls, rules: Rules, rng: random.Random) -> Match:
@@ -105,7 +106,7 @@ class Match:
         for pair in (0, 1):
             self.penalty[pair] += result.penalty[pair]
         if self.people:
-            for seat, person in enumerate(self.people_of(result)):
+            for seat, person in enumerate(self.seating):
                 if person is not None:
                     self.scores[person] += result.charged(seat)
         if "eggs" in result.events:

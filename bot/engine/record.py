@@ -120,17 +120,15 @@ def match_result(data: Any) -> dict[str, Any]:
         except RecordError as e:
             raise RecordError(f"deal {j}: {e}", j) from None
         assert deal.result is not None
+        seating = match.seating
         match.add(deal.result)
-        # Individual scores (``sochi``): the running totals are per person, not per pair.
+        # Individual scores (``sochi``, ``blind_rotates``): the running totals are per person.
         totals = match.scores if match.people else match.penalty
-        deals.append(
-            {
-                "deal_no": deal.deal_no,
-                "dealer": deal.dealer,
-                **deal.result.to_json(),
-                "totals": list(totals),
-            }
-        )
+        entry: dict[str, Any] = {"deal_no": deal.deal_no, "dealer": deal.dealer}
+        if rules.blind_rotates:
+            # Who sat where this deal: the person at each seat, the blind's (seat 3) no one.
+            entry["people"] = list(seating)
+        deals.append(entry | deal.result.to_json() | {"totals": list(totals)})
     out: dict[str, Any] = {"deals": deals}
     if match.people:
         out |= {"scores": list(match.scores), "eggs": match.eggs, "goats": list(match.goats)}

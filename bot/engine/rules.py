@@ -11,6 +11,7 @@ from pydantic_core import PydanticCustomError
 
 from bot.engine.cards import SHMON_32, SHMON_36, Card, Suit
 from bot.engine.errors import RulesError
+from bot.engine.seats import rotating_seating
 
 Preset = Literal["classic", "flip", "draw", "tricks", "sochi4", "sochi", "dummy", "two_dummies"]
 #: New presets are added at the end: the lobby's preset buttons carry their place in this list.
@@ -138,17 +139,30 @@ class Sochi4Options(ClassicOptions):
         return self.brag_rotation[rnd % len(self.brag_rotation)]
 
 
-class DummyOptions(ClassicOptions):
-    """Options of Kozel with a blind (``dummy``, ``two_dummies``; RULES.md §5): classic's, all of which
-    still make sense with a blind at the table (its partner chooses for it where a choice is asked)."""
+class TwoDummiesOptions(ClassicOptions):
+    """Options of Kozel with a blind (``two_dummies``, and ``dummy`` through :class:`DummyOptions`;
+    RULES.md §5): classic's, all of which still make sense with a blind at the table (its partner
+    chooses for it where a choice is asked)."""
+
+
+class DummyOptions(TwoDummiesOptions):
+    """Options of ``dummy`` (three people and a blind): ``two_dummies``' and ``blind_rotates``.
+
+    With ``blind_rotates`` the blind passes to the next person each deal and every person keeps his
+    own score (RULES.md §5); the people move over the seats, the blind stays seat 3
+    (:func:`bot.engine.seats.rotating_seating`, docs/rules-notes.md).
+    """
 
     blind_rotates: bool = Field(False, description="the blind passes to the next person each deal")
 
     @model_validator(mode="after")
-    def _blind_stays(self) -> Self:
-        if self.blind_rotates:
-            # Individual scores are not built yet; until they are, the pairs stay fixed for the match.
-            raise ValueError("blind_rotates is not supported yet: the pairs are fixed for the match")
+    def _rotating_scores_losers(self) -> Self:
+        if self.blind_rotates and self.score_winners:
+            # Every person keeps his own penalty and the first to the target is the goat (RULES.md §5),
+            # so the deal's penalty goes to the losers, as in ``sochi``.
+            raise ValueError(
+                "blind_rotates and score_winners cannot be combined: each person keeps his own penalty"
+            )
         return self
 
 
@@ -212,11 +226,18 @@ _OPTION_MODELS: dict[str, type[BaseModel]] = {
     "sochi4": Sochi4Options,
     "sochi": SochiOptions,
     "dummy": DummyOptions,
-    "two_dummies": DummyOptions,
+    "two_dummies": TwoDummiesOptions,
 }
 
 Options = (
-    DummyOptions | Sochi4Options | ClassicOptions | FlipOptions | DrawOptions | TricksOptions | SochiOptions
+    DummyOptions
+    | TwoDummiesOptions
+    | Sochi4Options
+    | ClassicOptions
+    | FlipOptions
+    | DrawOptions
+    | TricksOptions
+    | SochiOptions
 )
 
 
@@ -276,9 +297,31 @@ class Rules(BaseModel):
         return 3 if self.preset == "sochi" else 4
 
     @property
+    def blind_rotates(self) -> bool:
+        """Whether ``dummy``'s blind passes to the next person each deal (RULES.md §5)."""
+        return isinstance(self.options, DummyOptions) and self.options.blind_rotates
+
+    @property
     def individual_scores(self) -> bool:
-        """Whether every person keeps his own score (``sochi``: the sides change every deal)."""
-        return self.preset == "sochi"
+        """Whether every person keeps his own score (``sochi``, ``dummy`` with ``blind_rotates``: the
+        sides change every deal)."""
+        return self.preset == "sochi" or self.blind_rotates
+
+    @property
+    def people(self) -> int:
+        """How many people play: the seats less the blinds."""
+        return self.seats - len(self.blind_seats)
+
+    def seating(self, deal_no: int) -> tuple[int | None, ...]:
+        """Per seat, the person sitting there in deal ``deal_no`` (``None``: a blind).
+
+        People are numbered by their seats in deal 1; only ``blind_rotates`` moves them
+        (:func:`bot.engine.seats.rotating_seating`).
+        """
+        if self.blind_rotates:
+            return rotating_seating(deal_no)
+        blinds = self.blind_seats
+        return tuple(None if s in blinds else s for s in range(self.seats))
 
     @property
     def talon_size(self) -> int:

@@ -215,6 +215,26 @@ class Export:
     """A past match's record (the button's table id) as a JSON document."""
 
 
+@dataclass(frozen=True, slots=True)
+class Review:
+    """The analysis of a finished deal for ``seat`` (the button's deal number is the deal's index in
+    the match's finished deals)."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """The ``hard`` player's suggestion for the decision open after ``moves`` moves of the deal."""
+
+    moves: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hints:
+    """``/settings``: hints allowed or not (toggles)."""
+
+
 Payload = (
     Act
     | Held
@@ -239,17 +259,22 @@ Payload = (
     | Top
     | View
     | Export
+    | Review
+    | Hint
+    | Hints
 )
 #: Payloads that are a lobby button.
 LOBBY = (Sit, AddBot, RemoveBot, Level, RulesMenu, SeatsMenu, Preset, Option, Start, Fill, Confirm, Decline)
 _BARE: dict[str, Payload] = {
     "L": Level(), "R": RulesMenu(), "K": SeatsMenu(), "G": Start(), "F": Fill(), "M": Rematch(),
-    "Y": Back(), "J": Confirm(), "Q": Decline(), "E": Export(),
+    "Y": Back(), "J": Confirm(), "Q": Decline(), "E": Export(), "I": Hints(),
 }  # fmt: skip
 _BARE_CODE = {type(p): code for code, p in _BARE.items()}
-_NUMBERED: dict[str, type[Sit | AddBot | RemoveBot | Preset | Option | TurnTime | OnTimeout | Top]] = {
+_NUMBERED: dict[
+    str, type[Sit | AddBot | RemoveBot | Preset | Option | TurnTime | OnTimeout | Top | Review | Hint]
+] = {
     "S": Sit, "B": AddBot, "D": RemoveBot, "P": Preset, "O": Option, "Tt": TurnTime, "Ta": OnTimeout,
-    "W": Top,
+    "W": Top, "U": Review, "H": Hint,
 }  # fmt: skip
 _NUMBERED_CODE = {kind: code for code, kind in _NUMBERED.items()}
 
@@ -268,6 +293,8 @@ def encode(payload: Payload) -> str:
         case View(deal, step):
             return f"V{deal}:{step}"
         case Sit(n) | AddBot(n) | RemoveBot(n) | Preset(n) | Option(n) | TurnTime(n) | OnTimeout(n) | Top(n):
+            return _NUMBERED_CODE[type(payload)] + str(n)
+        case Review(n) | Hint(n):
             return _NUMBERED_CODE[type(payload)] + str(n)
     return _BARE_CODE[type(payload)]
 
@@ -296,7 +323,7 @@ def decode(code: str) -> Payload:
         arg = code[len(prefix) :]
         # An option's code is up to five digits (bot/handlers/rules_menu.option_code); the rest three.
         if kind is not None and arg.isdigit() and len(arg) <= (5 if kind is Option else 3):
-            if kind in (Sit, AddBot, RemoveBot) and int(arg) not in range(4):
+            if kind in (Sit, AddBot, RemoveBot, Review) and int(arg) not in range(4):
                 break
             return kind(int(arg))
     raise BadData(f"bad payload {code!r}")

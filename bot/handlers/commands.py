@@ -21,7 +21,7 @@ from telegram.error import TelegramError
 from telegram.ext import Application
 
 from bot.engine import Rules
-from bot.handlers import faults, rules_menu, settings_menu
+from bot.handlers import faults, people_view, rules_menu, settings_menu
 from bot.handlers.codec import BadData, Button, Language
 from bot.handlers.common import (
     Context,
@@ -167,24 +167,6 @@ async def group_only(update: Update, context: Context) -> None:
     say(svc, update, tr("wrong.group_only"))
 
 
-def pair_score(tr: Tr, table: Table) -> tuple[Content, bytes]:
-    """/score's caption and picture for a pair game: each pair's tally."""
-    assert table.match is not None
-    penalty = table.match.penalty
-    lines = [tr("score.title")]
-    for pair in (0, 1):
-        lines.append(
-            tr(
-                "summary.tally",
-                names=pair_names(tr, table, pair),
-                n=penalty[pair],
-                tally=tally_text(penalty[pair]),
-            )
-        )
-    names = (pair_names(tr, table, 0), pair_names(tr, table, 1))
-    return Content("\n".join(lines)), tally_png(penalty, names)
-
-
 def people_score(tr: Tr, table: Table) -> tuple[Content, bytes]:
     """/score's caption and picture with individual scores (``sochi``): one tally per person."""
     assert table.match is not None
@@ -206,7 +188,12 @@ async def score(update: Update, context: Context) -> None:
     if table is None or table.match is None:
         say(svc, update, tr("score.none"))
         return
-    caption, photo = people_score(tr, table) if three_seats(table) else pair_score(tr, table)
+    if three_seats(table):  # 3-person sochi: a person per seat
+        caption, photo = people_score(tr, table)
+    elif people_view.individual(table):
+        caption, photo = _score_people(tr, table)
+    else:
+        caption, photo = _score_pairs(tr, table)
     thread_id = thread_of(message)
     sent = svc.outbox.post(chat.id, caption, thread_id=thread_id, photo=photo)
 
@@ -220,6 +207,31 @@ async def score(update: Update, context: Context) -> None:
             svc.outbox.post(sent.chat_id or chat.id, caption, thread_id=thread_id)
 
     sent.add_done_callback(fall_back)
+
+
+def _score_pairs(tr: Tr, table: Table) -> tuple[Content, bytes]:
+    """/score's caption and picture in a pair game: each pair's two sixes."""
+    assert table.match is not None
+    penalty = table.match.penalty
+    lines = [tr("score.title")]
+    for pair in (0, 1):
+        lines.append(
+            tr(
+                "summary.tally",
+                names=pair_names(tr, table, pair),
+                n=penalty[pair],
+                tally=tally_text(penalty[pair]),
+            )
+        )
+    names = (pair_names(tr, table, 0), pair_names(tr, table, 1))
+    return Content("\n".join(lines)), tally_png(penalty, names)
+
+
+def _score_people(tr: Tr, table: Table) -> tuple[Content, bytes]:
+    """/score's caption and picture where every person keeps his own score: one tally per person."""
+    totals = people_view.scores(table)
+    lines = [tr("score.title"), *people_view.tally_lines(tr, table, totals)]
+    return Content("\n".join(lines)), people_tally_png(totals, people_view.names(tr, table))
 
 
 async def leave(update: Update, context: Context) -> None:

@@ -15,7 +15,8 @@ checks there is no import circle):
 5. :mod:`~bot.handlers.services` (:class:`~bot.handlers.services.Services`: all of the above for
    the update handlers) and the update handlers themselves: ``play``, ``lobby``, ``rematch``,
    ``commands``, ``settings_menu``, ``faults``, ``social`` (/top, /stats, /history and its viewer,
-   /export, over the views ``standings_view`` and ``replay_view``).
+   /export, over the views ``standings_view`` and ``replay_view``), ``coach`` (a finished deal's
+   review and the 💡 hint, over ``coach_view``).
 """
 
 from __future__ import annotations

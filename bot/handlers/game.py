@@ -19,6 +19,7 @@ from bot.engine.actions import action_from_json
 from bot.engine.cards import Card
 from bot.handlers.codec import decode_action as decode_action  # re-exported: its old home
 from bot.handlers.codec import encode_action as encode_action
+from bot.handlers.rotation import reseat
 from bot.storage import MatchState, Table
 from bot.storage.invariants import vouch
 from bot.storage.models import PendingSummary
@@ -86,7 +87,13 @@ def match_of(table: Table, rules: Rules | None = None) -> Match:
     )
 
 
-def _store_match(state: MatchState, match: Match) -> None:
+def _store_match(table: Table, match: Match) -> None:
+    state = table.match
+    assert state is not None
+    # ``blind_rotates``: the people move to their seats of the next deal with the deal number.
+    reseat(table, match.rules, state.deal_no, match.deal_no)
+    state.scores = list(match.scores)
+    state.goats = list(match.goats)
     state.dealer = match.dealer
     state.deal_no = match.deal_no
     state.penalty = (match.penalty[0], match.penalty[1])
@@ -95,8 +102,6 @@ def _store_match(state: MatchState, match: Match) -> None:
     state.loser = match.loser
     state.title = match.title
     state.egg_cards = [c.code for c in match.egg_cards]
-    state.scores = list(match.scores)
-    state.goats = list(match.goats)
 
 
 def replay(record: dict[str, Any], rules: Rules | None = None) -> Deal:
@@ -124,7 +129,7 @@ def start_match(table: Table, rng: random.Random) -> Progress:
     table.match = MatchState(first_dealer=first, dealer=first)
     table.status = "playing"
     match = match_of(table)
-    _store_match(table.match, match)  # individual scores: everyone at 0 from the start
+    _store_match(table, match)  # individual scores: everyone at 0 from the start
     return deal_on(table, match, rng, Progress())
 
 
@@ -148,12 +153,12 @@ def deal_on(table: Table, match: Match, rng: random.Random, progress: Progress) 
         assert deal.result is not None
         state.deals.append(deal.record())
         match.add(deal.result)
-        _store_match(state, match)
+        _store_match(table, match)
     state.current = None
     if match.eggs_to_draw and not match.egg_cards:
         # The losing pair draws its eggs now, once, with the table's randomness (as a deck is shuffled).
         match.draw_eggs(random.Random(rng.getrandbits(64)))
-    _store_match(state, match)
+    _store_match(table, match)
     table.status = "over"
     progress.match_over = True
     return progress
@@ -207,7 +212,7 @@ def play(table: Table, built: Deal | None, seat: int, action: Action, rng: rando
     rules = deal.rules
     match = match_of(table, rules)
     match.add(deal.result)
-    _store_match(state, match)
+    _store_match(table, match)
     return deal_on(table, match, rng, progress)
 
 

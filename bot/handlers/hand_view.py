@@ -33,9 +33,9 @@ from bot.engine import (
     view_for,
 )
 from bot.engine.cards import Card
-from bot.handlers import sochi_view
+from bot.handlers import people_view, sochi_view
 from bot.handlers.brag_view import BRAG_PHASES, brag_lines
-from bot.handlers.codec import Act, Codec, Held, Payload, Tick, kind_of
+from bot.handlers.codec import Act, Codec, Held, Hint, Payload, Review, Tick, kind_of
 from bot.handlers.i18n import Tr
 from bot.handlers.labels import card_player, current_index
 from bot.handlers.outbox import Content
@@ -97,8 +97,11 @@ def picked(table: Table, seat: int, moves: int) -> list[Card]:
     return [Card.parse(code) for code in p.cards]
 
 
-def keyboard(tr: Tr, codec: Codec, table: Table, view: SeatView, moves: int = 0) -> InlineKeyboardMarkup:
-    """Cards (legal ones marked) and, below them, the other decisions of this seat.
+def keyboard(
+    tr: Tr, codec: Codec, table: Table, view: SeatView, moves: int = 0, *, hint: bool = False
+) -> InlineKeyboardMarkup:
+    """Cards (legal ones marked) and, below them, the other decisions of this seat; with ``hint``
+    (the chat allows hints), a 💡 button while the decision is the seat's.
 
     ``moves`` is the number of moves of the deal so far (to recognise a choice in progress).
     A move changes the keyboards of the seat that acted and the seat to act only: the others'
@@ -108,11 +111,16 @@ def keyboard(tr: Tr, codec: Codec, table: Table, view: SeatView, moves: int = 0)
     assert table.match is not None
     seq = table.match.deal_seq
     chosen = tuple(picked(table, view.seat, moves)) if view.phase in PICK_PHASES else ()
+    hint_at = moves if hint and view.my_turn and view.legal else None
     key = (codec, tr.lang, table.chat_id, table.thread_id, table.table_id, seq, view.phase,
-           view.seat, view.hand, view.legal, chosen)  # fmt: skip
+           view.seat, view.hand, view.legal, chosen, hint_at)  # fmt: skip
     markup = _KEYBOARDS.get(key)
     if markup is None:
         markup = _build_keyboard(tr, codec, table, view, list(chosen))
+        if hint_at is not None:
+            data = codec.data(table.chat_id, table.thread_id, table.table_id, seq, Hint(hint_at))
+            hint_row = [InlineKeyboardButton(tr("act.hint"), callback_data=data)]
+            markup = InlineKeyboardMarkup([*markup.inline_keyboard, hint_row])
         _KEYBOARDS[key] = markup
         if len(_KEYBOARDS) > KEYBOARDS_KEPT:
             _KEYBOARDS.popitem(last=False)
@@ -213,8 +221,8 @@ def _pick_keyboard(
     return InlineKeyboardMarkup(rows)
 
 
-def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> Content:
-    """The DM hand of ``seat`` now."""
+def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int, *, hint: bool = False) -> Content:
+    """The DM hand of ``seat`` now; ``hint``: the chat allows hints (a 💡 button on the seat's turn)."""
     view = view_for(deal, seat)
     m = table.match
     assert m is not None
@@ -222,6 +230,7 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
         tr("hand.title", chat=escape(table.chat_title), n=deal.deal_no, seat=seat + 1),
         *([tr("hand.for_blind")] if seat in blind_seats(table) else []),
         tr("hand.trump", suit=suit_text(tr, view.trump)),
+        *people_view.partner_lines(tr, table),
     ]
     if three_seats(table):
         lines.append(sochi_view.hand_score_line(tr, table, deal, seat))
@@ -231,18 +240,30 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
     else:
         us, them = seat % 2, 1 - seat % 2
         partner = seat_name(tr, table, PARTNER_OF[seat])
-        lines.append(
-            tr(
-                "hand.score",
+        if people_view.individual(table):
+            # ``blind_rotates``: this deal's pair, then each person's own penalty.
+            score_deal = tr(
+                "hand.score_deal",
                 partner=partner,
-                us=m.penalty[us],
-                them=m.penalty[them],
                 tu=view.tricks_won[us],
                 tt=view.tricks_won[them],
                 pu=view.points[us],
                 pt=view.points[them],
             )
-        )
+            lines += [score_deal, people_view.scores_line(tr, table)]
+        else:
+            lines.append(
+                tr(
+                    "hand.score",
+                    partner=partner,
+                    us=m.penalty[us],
+                    them=m.penalty[them],
+                    tu=view.tricks_won[us],
+                    tt=view.tricks_won[them],
+                    pu=view.points[us],
+                    pt=view.points[them],
+                )
+            )
     if view.discards:  # the lone player alone sees what he put away
         lines.append(tr("sochi.discards", cards=cards_text(tr, view.discards)))
     if view.tricks:
@@ -273,12 +294,21 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int) -> C
         name = seat_name(tr, table, view.to_act)
         key = f"phase.{view.phase.value}"
         lines.append(tr(key, name=name) if tr.has(key) else tr("phase.other", name=name))
-    return Content("\n".join(lines), keyboard(tr, codec, table, view, len(deal.moves)))
+    return Content("\n".join(lines), keyboard(tr, codec, table, view, len(deal.moves), hint=hint))
 
 
-def finished_hand_content(tr: Tr, table: Table, deal_no: int) -> Content:
-    """A hand message once its deal is over (its keyboard goes away)."""
-    return Content(tr("hand.over", chat=escape(table.chat_title), n=deal_no))
+def finished_hand_content(
+    tr: Tr, table: Table, deal_no: int, codec: Codec | None = None, index: int = 0, seat: int = 0
+) -> Content:
+    """A hand message once its deal is over: the cards go, and (given the ``codec``) a "🔍 Review"
+    button asks for the analysis of the deal at ``index`` of the match for ``seat``
+    (:mod:`bot.handlers.coach`)."""
+    text = tr("hand.over", chat=escape(table.chat_title), n=deal_no)
+    if codec is None:
+        return Content(text)
+    data = codec.data(table.chat_id, table.thread_id, table.table_id, index, Review(seat))
+    review = InlineKeyboardButton(tr("review.button"), callback_data=data)
+    return Content(text, InlineKeyboardMarkup([[review]]))
 
 
 def as_a_person_picks(found: list[tuple[str, str, str]]) -> list[tuple[str, str]]:

@@ -16,7 +16,8 @@ from bot.engine import Play
 from bot.engine.actions import Action
 from bot.engine.cards import Card
 from bot.handlers.i18n import Tr
-from bot.handlers.words import person
+from bot.handlers.rotation import number_of
+from bot.handlers.words import person, seat_name
 from bot.storage import Table
 
 #: ``played_by`` values: the person played the card (their seat is a bot's now), or the bot player
@@ -69,4 +70,6 @@ def card_player(tr: Tr, table: Table, index: int, seat: int, card: Card | None) 
     if left is not None:
         return tr("seat.stand_in", name=escape(left))
     occupant = table.seats[seat]
-    return person(tr, occupant, seat) if occupant is not None else tr("seat.empty")
+    if occupant is None:
+        return seat_name(tr, table, seat)  # a blind, named after its partner (or a free seat)
+    return person(tr, occupant, number_of(table, seat))

@@ -8,7 +8,7 @@ import secrets
 from telegram import CallbackQuery, Chat, Update, User
 
 from bot.engine import Rules, RulesError
-from bot.handlers import rules_menu
+from bot.handlers import people_view, rules_menu
 from bot.handlers.codec import (
     AddBot,
     Button,
@@ -323,10 +323,13 @@ async def _started(svc: Services, table: Table, progress: Progress | None) -> No
     tr = Tr(pick_lang(settings.lang))
     if table.lobby_message_id is not None and three_seats(table):
         text = tr(
-            "lobby.started_people",
+            "lobby.started_sochi",
             names=people_names(tr, table),
             rules=rules_menu.summary(tr, Rules.parse(table.rules)),
         )
+        svc.outbox.edit(table.chat_id, table.lobby_message_id, Content(text))
+    elif table.lobby_message_id is not None and people_view.individual(table):
+        text = people_view.started_text(tr, table, rules_menu.summary(tr, Rules.parse(table.rules)))
         svc.outbox.edit(table.chat_id, table.lobby_message_id, Content(text))
     elif table.lobby_message_id is not None:
         text = tr(

@@ -17,6 +17,7 @@ from bot.engine import Discard, IllegalMoveError, Phase, Play
 from bot.engine.cards import QUEEN_OF_CLUBS
 from bot.engine.errors import Reason
 from bot.engine.sochi import N_DISCARDS
+from bot.handlers.coach import hint_tap, review_tap
 from bot.handlers.codec import (
     LOBBY,
     Act,
@@ -25,9 +26,12 @@ from bot.handlers.codec import (
     Button,
     Export,
     Held,
+    Hint,
+    Hints,
     Language,
     OnTimeout,
     Rematch,
+    Review,
     Tick,
     Top,
     TurnTime,
@@ -108,7 +112,7 @@ async def on_tap(update: Update, context: Context) -> None:
             await rematch_tap(update, button, svc)
         elif isinstance(payload, Language):
             await language_tap(update, button, payload, svc, context)
-        elif isinstance(payload, TurnTime | OnTimeout):
+        elif isinstance(payload, TurnTime | OnTimeout | Hints):
             await settings_tap(update, button, payload, svc)
         elif isinstance(payload, Back):
             await back_tap(update, button, svc)
@@ -118,6 +122,10 @@ async def on_tap(update: Update, context: Context) -> None:
             await top_tap(update, button, payload, svc)
         elif isinstance(payload, Export):
             await export_tap(update, button, payload, svc)
+        elif isinstance(payload, Review):
+            await review_tap(update, button, payload, svc)
+        elif isinstance(payload, Hint):
+            await hint_tap(update, button, payload, svc)
         else:  # pragma: no cover - every payload type is routed above
             raise Refusal("alert.unknown_button")
     except Notice as notice:  # a harmless repeat: a toast, nothing to read and dismiss

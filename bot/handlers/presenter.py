@@ -28,6 +28,7 @@ from bot.handlers.hand_view import finished_hand_content, hand_content
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content, Sent
+from bot.handlers.rotation import as_seated
 from bot.handlers.table_view import live_content, summary_content
 from bot.handlers.usecase import Snapshot, Tables
 from bot.handlers.words import decider, seat_name
@@ -37,6 +38,8 @@ __all__ = ["Presenter", "key_of", "message_chat", "push_due"]
 
 _LOG = logging.getLogger(__name__)
 LANG_CACHE_SECONDS = 30.0
+#: How stale a chat's hints setting may be in a render (another instance's /settings change).
+HINTS_CACHE_SECONDS = 5.0
 #: While Redis is down, rendering waits this long (doubling up to the cap) and tries again.
 STORAGE_RETRY = 0.5
 STORAGE_RETRY_CAP = 5.0
@@ -69,6 +72,7 @@ class Presenter:
         self.usecase = tables
         self._views: dict[TableKey, _View] = {}
         self._langs: dict[int, tuple[float, str | None]] = {}
+        self._hints: dict[int, tuple[float, bool]] = {}
         #: (table id, version) of the last snapshot of each table whose view was dropped.
         self._gone: OrderedDict[TableKey, tuple[str, int]] = OrderedDict()
         #: (table id, deal index) of the summaries shown by this process (each is shown once).
@@ -191,6 +195,22 @@ class Presenter:
         """A chat or person chose a language: use it from the next render on."""
         self._langs.pop(chat_id, None)
 
+    async def hints_on(self, chat_id: int) -> bool:
+        """Whether the chat's ``/settings`` allow hints (the 💡 button), read at most every few seconds."""
+        now = time.monotonic()
+        cached = self._hints.get(chat_id)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        on = (await self.core.storage.chat_settings(chat_id)).hints
+        if len(self._hints) > 10_000:
+            self._hints.clear()
+        self._hints[chat_id] = (now + HINTS_CACHE_SECONDS, on)
+        return on
+
+    def forget_hints(self, chat_id: int) -> None:
+        """The chat changed its hints setting: use it from the next render on."""
+        self._hints.pop(chat_id, None)
+
     def tables(self) -> list[Table]:
         """The newest snapshot of every table this process shows."""
         return [view.table for view in self._views.values()]
@@ -238,6 +258,7 @@ class Presenter:
             return
         seq = table.match.deal_seq
         content = live_content(tr, table, deal)
+        hint = await self.hints_on(table.chat_id)
         pushes: list[asyncio.Task[None]] = []
         if table.table_message_id is None:
             self._queued(view)
@@ -258,7 +279,7 @@ class Presenter:
             shown = seat
             if deal.to_act is not None and deal.to_act != seat and decider(table, deal.to_act) == seat:
                 shown = deal.to_act  # his blind's brag: its cards and the decision, in his DM
-            hand = hand_content(utr, codec, table, deal, shown)
+            hand = hand_content(utr, codec, table, deal, shown, hint=hint)
             hand_id = table.hand_messages.get(seat)
             if (table.table_id, seat) in self._pushing:
                 continue  # its hand is on its way as a new message; shown again once it is there
@@ -320,14 +341,17 @@ class Presenter:
         calls.append(outbox.post(table.chat_id, content, thread_id=table.thread_id))
         if fin.table_message_id is not None:
             calls.append(outbox.delete(table.chat_id, fin.table_message_id))
+        deal_no = table.match.deals[fin.index].get("deal_no", 1) if table.match else 1
+        # ``blind_rotates``: the hand messages are by the finished deal's seats, read as seated then.
+        seated = as_seated(table, deal_no)
         for seat, message_id in fin.hand_messages.items():
-            person = table.seats[seat]
+            person = seated.seats[seat]
             if person is not None and person.user_id is not None:
-                deal_no = table.match.deals[fin.index].get("deal_no", 1) if table.match else 1
-                over = finished_hand_content(await self.user_tr(person), table, deal_no)
+                utr = await self.user_tr(person)
+                over = finished_hand_content(utr, table, deal_no, self.core.codec, fin.index, seat)
                 calls.append(outbox.edited(person.user_id, message_id, over))
         # The deal before's "deal N is over" lines go: each chat keeps this deal's.
-        now = {p.user_id: fin.hand_messages.get(s) for s, p in table.humans}
+        now = {p.user_id: fin.hand_messages.get(s) for s, p in seated.humans}
         for user_id, message_id in fin.earlier.items():
             if now.get(user_id) != message_id:
                 calls.append(outbox.delete(user_id, message_id))

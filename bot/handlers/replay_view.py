@@ -23,6 +23,7 @@ from bot.handlers.codec import Codec, View
 from bot.handlers.game import replay
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
+from bot.handlers.rotation import entry_seated
 from bot.handlers.table_view import trick_line
 from bot.handlers.words import cards_text, pair_names, seat_name, suit_text, three_seats
 from bot.stats.entry import entry_id, meta_of
@@ -110,7 +111,8 @@ def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: 
     record = records[index]
     steps = steps_of(record, rules)
     step = max(0, min(step, steps.last))
-    table = table_of(entry, tr)
+    # ``blind_rotates``: the entry's seats are the people's of deal 1; this deal has them moved.
+    table = entry_seated(table_of(entry, tr), rules, record.get("deal_no", 1))
     moves = record.get("moves", [])
     now = replay({**record, "moves": moves[: steps.cuts[step]]}, rules)
     deal = steps.deal

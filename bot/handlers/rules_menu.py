@@ -22,6 +22,7 @@ from bot.engine.rules import (
     Sochi4Options,
     SochiOptions,
     TricksOptions,
+    TwoDummiesOptions,
 )
 from bot.handlers.i18n import Tr
 
@@ -33,11 +34,10 @@ _MODELS: dict[str, Any] = {
     "sochi4": Sochi4Options,
     "sochi": SochiOptions,
     "dummy": DummyOptions,
-    "two_dummies": DummyOptions,
+    "two_dummies": TwoDummiesOptions,
 }
-#: Options the menu does not offer: ``blind_rotates`` needs individual scores, not built yet (the
-#: engine refuses it).
-_NOT_OFFERED = frozenset({"blind_rotates"})
+#: Options the menu does not offer (none now: every option that a tap can cycle is offered).
+_NOT_OFFERED: frozenset[str] = frozenset()
 #: Match targets offered (12 is the rule; shorter and longer games for those who want them).
 TARGETS = (12, 6, 18, 24)
 

@@ -1,4 +1,5 @@
-"""``/settings`` in a group: the turn time and what happens at a timeout, per chat, in Redis.
+"""``/settings`` in a group: the turn time, what happens at a timeout and whether hints are allowed
+(the 💡 button in the hands, off unless the chat turns it on), per chat, in Redis.
 
 Who may change them: the creator of the table in this chat (or forum topic) and the chat's admins.
 Everyone else gets a short answer; a tap on the menu by someone else is refused the same way.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from telegram import Bot, Chat, ChatMember, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-from bot.handlers.codec import Button, OnTimeout, TurnTime
+from bot.handlers.codec import Button, Hints, OnTimeout, TurnTime
 from bot.handlers.common import Context, chat_tr, say, services, table_key
 from bot.handlers.game import Refusal
 from bot.handlers.i18n import Tr
@@ -32,18 +33,19 @@ def turn_label(tr: Tr, seconds: int) -> str:
 
 
 def summary(tr: Tr, chat: ChatSettings, svc: Services) -> str:
-    """One line for /rules and the menu: the turn time and the timeout action."""
+    """One line for /rules and the menu: the turn time, the timeout action and the hints."""
     seconds = svc.settings.turn_time if chat.turn_time is None else chat.turn_time
-    return tr(
+    line = tr(
         "settings.summary", turn=turn_label(tr, seconds), action=tr(f"settings.action.{chat.timeout_action}")
     )
+    return line + " " + tr("settings.hints_on" if chat.hints else "settings.hints_off")
 
 
 def menu(tr: Tr, svc: Services, chat_id: int, thread_id: int | None, chat: ChatSettings) -> Content:
     """The menu: the current values, a row of turn times and a row of timeout actions."""
     seconds = svc.settings.turn_time if chat.turn_time is None else chat.turn_time
 
-    def button(label: str, chosen: bool, payload: TurnTime | OnTimeout) -> InlineKeyboardButton:
+    def button(label: str, chosen: bool, payload: TurnTime | OnTimeout | Hints) -> InlineKeyboardButton:
         data = svc.codec.data(chat_id, thread_id, "0", 0, payload)
         return InlineKeyboardButton(
             tr("settings.chosen", label=label) if chosen else label, callback_data=data
@@ -54,8 +56,9 @@ def menu(tr: Tr, svc: Services, chat_id: int, thread_id: int | None, chat: ChatS
         button(tr(f"settings.action.{a}"), a == chat.timeout_action, OnTimeout(i))
         for i, a in enumerate(ACTIONS)
     ]
+    hints = [button(tr("settings.hints_button"), chat.hints, Hints())]
     text = "\n\n".join((tr("settings.title"), summary(tr, chat, svc), tr("settings.help")))
-    return Content(text, InlineKeyboardMarkup([times, actions]))
+    return Content(text, InlineKeyboardMarkup([times, actions, hints]))
 
 
 async def may_change(bot: Bot, svc: Services, chat_id: int, thread_id: int | None, user_id: int) -> bool:
@@ -81,7 +84,9 @@ async def settings_command(update: Update, context: Context) -> None:
     say(svc, update, content.text, content.markup)
 
 
-async def settings_tap(update: Update, button: Button, payload: TurnTime | OnTimeout, svc: Services) -> None:
+async def settings_tap(
+    update: Update, button: Button, payload: TurnTime | OnTimeout | Hints, svc: Services
+) -> None:
     """A tap on the menu: store the choice for the chat and show the menu again."""
     query = update.callback_query
     assert query is not None
@@ -91,7 +96,7 @@ async def settings_tap(update: Update, button: Button, payload: TurnTime | OnTim
         message is None
         or message.chat.id != button.chat_id
         or message.chat.type == Chat.PRIVATE
-        or payload.index >= choices
+        or (not isinstance(payload, Hints) and payload.index >= choices)
     ):
         raise Refusal("alert.unknown_button")
     if not await may_change(query.get_bot(), svc, button.chat_id, button.thread_id, query.from_user.id):
@@ -99,9 +104,12 @@ async def settings_tap(update: Update, button: Button, payload: TurnTime | OnTim
     chat = await svc.storage.chat_settings(button.chat_id)
     if isinstance(payload, TurnTime):
         chat.turn_time = TURN_TIMES[payload.index]
+    elif isinstance(payload, Hints):
+        chat.hints = not chat.hints
     else:
         chat.timeout_action = "away" if ACTIONS[payload.index] == "away" else "bot"
     await svc.storage.save_chat_settings(button.chat_id, chat)
+    svc.presenter.forget_hints(button.chat_id)
     tr = await svc.presenter.group_tr(button.chat_id)
     await query.answer(tr("settings.saved"))
     svc.outbox.edit(button.chat_id, message.message_id, menu(tr, svc, button.chat_id, button.thread_id, chat))

@@ -21,10 +21,11 @@ from bot.handlers.outbox import Content, Sent
 from bot.handlers.replay_view import Unfinished, table_of, view_content
 from bot.handlers.services import Services
 from bot.handlers.standings_view import personal_text, standings_png, standings_text
-from bot.handlers.words import pair_names, people_names, three_seats
+from bot.handlers.words import pair_names, people_names, seat_name, three_seats
 from bot.stats.counting import month_of
 from bot.stats.entry import entry_id, meta_of, record_of
 from bot.stats.standings import personal_of, standings_of
+from bot.storage import Table
 from bot.storage.redis_store import HISTORY_KEPT
 
 #: Matches /history lists (each with its buttons).
@@ -108,6 +109,18 @@ def _when(at: float) -> str:
     return time.strftime("%d.%m.%Y", time.gmtime(at))
 
 
+def _goats_result(tr: Tr, table: Table, result: dict[str, Any]) -> str:
+    """Individual scores (``blind_rotates``): the goat(s) and every person's total; the entry's seat
+    ``p`` is person ``p``."""
+    names = [seat_name(tr, table, p) for p in range(len(result["scores"]))]
+    goats = [names[g] for g in result["goats"]]
+    who = goats[0] if len(goats) == 1 else tr("pair.names", a=goats[0], b=goats[-1])
+    totals = ":".join(str(n) for n in result["scores"])
+    drivers = result["title"] == "goat_with_drivers"
+    key = "history.goat_drivers_people" if drivers else "history.goat_people"
+    return tr(key, names=who, totals=totals)
+
+
 def _result(tr: Tr, entry: dict[str, Any]) -> str:
     meta = meta_of(entry)
     table = table_of(entry, tr)
@@ -117,8 +130,10 @@ def _result(tr: Tr, entry: dict[str, Any]) -> str:
         result = match_result(record_of(entry))
     except RecordError:
         return tr("history.stopped")
-    if "goats" in result:  # individual scores (sochi): the goat(s) and every person's total
+    if three_seats(table) and "goats" in result:  # 3-person sochi: the goat(s), everyone's total
         return sochi_view.history_result(tr, table, result)
+    if result.get("goats"):
+        return _goats_result(tr, table, result)
     if result["loser"] is None:
         return tr("history.stopped")
     key = "history.goat_drivers" if result["title"] == "goat_with_drivers" else "history.goat"

@@ -144,6 +144,8 @@ def personal_text(tr: Tr, name: str, p: Personal) -> str:
     lines = [tr("stats.title", name=escape(name))]
     if p.empty:
         lines.append(tr("stats.none"))
+        if p.hints:
+            lines.append(tr("stats.hints", n=p.hints))
         lines.extend(stats_lines(tr, p.earned))  # what there is to earn
         return "\n".join(lines)
     f = p.figures
@@ -157,5 +159,7 @@ def personal_text(tr: Tr, name: str, p: Personal) -> str:
     if p.partner_key is not None:
         partner = escape(player_name(tr, p.partner_key, p.partner_name))
         lines.append(tr("stats.partner", name=partner, n=p.partner_matches, won=p.partner_won))
+    if p.hints:
+        lines.append(tr("stats.hints", n=p.hints))
     lines.extend(stats_lines(tr, p.earned))
     return "\n".join(lines)

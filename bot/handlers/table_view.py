@@ -9,13 +9,14 @@ from bot.engine import GOAT_WITH_DRIVERS, PARTNER_OF, Deal, Phase, Trick
 from bot.engine.cards import Card
 from bot.engine.eggs import EggDraw, egg_number
 from bot.engine.scoring import CATEGORIES
-from bot.handlers import sochi_view
+from bot.handlers import people_view, sochi_view
 from bot.handlers.brag_view import public_brag_lines
 from bot.handlers.codec import Codec, Rematch
 from bot.handlers.game import replay, rules_of
 from bot.handlers.i18n import Tr
 from bot.handlers.labels import card_player, current_index
 from bot.handlers.outbox import Content
+from bot.handlers.rotation import as_seated
 from bot.handlers.words import (
     blind_seats,
     card_text,
@@ -68,6 +69,15 @@ def header(tr: Tr, table: Table, deal: Deal) -> list[str]:
         ),
         tr("table.trump", suit=suit_text(tr, deal.trump)),
     ]
+    if people_view.individual(table):
+        # ``blind_rotates``: the pairs are this deal's only; the penalties are each person's.
+        lines.extend(people_view.partner_lines(tr, table))
+        lines.extend(
+            tr("table.pair_deal", names=pair_names(tr, table, pair), tricks=deal.tricks_won[pair])
+            for pair in (0, 1)
+        )
+        lines.append(people_view.scores_line(tr, table))
+        return lines
     for pair in (0, 1):
         lines.append(
             tr(
@@ -151,6 +161,8 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
     deal = replay(table.match.deals[index], rules_of(table))
     result = deal.result
     assert result is not None
+    table = as_seated(table, deal.deal_no)  # ``blind_rotates``: the names of this deal's seats
+    assert table.match is not None
     lines = [tr("summary.title", n=deal.deal_no, suit=suit_text(tr, deal.trump))]
     lines.extend(trick_line(tr, table, i + 1, t, index) for i, t in enumerate(result.tricks))
     lines.append("")
@@ -203,7 +215,9 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
                 else tr("summary.penalty_only", names=names, n=n)
             )
     lines.append("")
-    for pair in (0, 1):
+    if people_view.individual(table):
+        lines.extend(people_view.tally_lines(tr, table, people_view.scores_until(table, index)))
+    for pair in () if people_view.individual(table) else (0, 1):
         lines.append(
             tr(
                 "summary.tally",
@@ -235,11 +249,16 @@ def match_over_lines(tr: Tr, table: Table) -> list[str]:
     assert m is not None
     if three_seats(table):
         return sochi_view.match_over_lines(tr, table)
-    if m.loser is None:
+    goat = people_view.goat_line(tr, table)
+    if goat is not None:
+        names = people_view.goat_names(tr, table)
+        lines = [goat]
+    elif m.loser is None:
         return [tr("match.unfinished")]
-    names = pair_names(tr, table, m.loser)
-    key = "match.goat_drivers" if m.title == GOAT_WITH_DRIVERS else "match.goat"
-    lines = [tr(key, names=names, a=m.penalty[0], b=m.penalty[1])]
+    else:
+        names = pair_names(tr, table, m.loser)
+        key = "match.goat_drivers" if m.title == GOAT_WITH_DRIVERS else "match.goat"
+        lines = [tr(key, names=names, a=m.penalty[0], b=m.penalty[1])]
     if m.eggs and m.egg_cards:
         draw = EggDraw.of([Card.parse(code) for code in m.egg_cards])
         lines.append(tr.n("match.eggs", m.eggs, names=names))

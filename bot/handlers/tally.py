@@ -18,8 +18,6 @@ _PIP = (20, 20, 20)
 _BACK = (46, 74, 150)
 _BACK_LINE = (90, 120, 200)
 _PAIR_COLOURS = ((220, 170, 40), (200, 80, 80))
-#: The third person's colour on a tally of people (``sochi``).
-_THIRD_COLOUR = (90, 160, 220)
 _CARD_W, _CARD_H = 110, 170
 _NAME = (245, 245, 235)
 #: DejaVu Sans Bold, shipped with the bot (bitstream-vera licence, fonts/LICENSE-DejaVu.txt): Latin and
@@ -75,24 +73,26 @@ def _six(draw: ImageDraw.ImageDraw, x: int, y: int, opened: int) -> None:
                 draw.line((k, top, min(k + row_h, x + _CARD_W - 5), top + row_h), fill=_BACK_LINE, width=2)
 
 
-def tally_png(penalty: tuple[int, int], names: tuple[str, str] | None = None) -> bytes:
-    """A PNG of both pairs' tallies for the given penalty points (WIDTH × HEIGHT), each pair's panel
-    headed by its players' ``names`` (emoji left out: :func:`drawable`)."""
-    image = Image.new("RGB", (WIDTH, HEIGHT), _FELT)
-    draw = ImageDraw.Draw(image)
-    for pair in (0, 1):
-        _panel(draw, pair, penalty[pair], names[pair] if names is not None else None)
-    return _png(image)
-
-
-def people_tally_png(scores: list[int], names: list[str]) -> bytes:
-    """A PNG of one tally per person (individual scores: 3-person ``sochi``), each panel as wide as a
-    pair's and headed by the person's name: ``len(scores)`` × WIDTH / 2 wide."""
-    image = Image.new("RGB", (len(scores) * (WIDTH // 2), HEIGHT), _FELT)
-    draw = ImageDraw.Draw(image)
-    for k, (total, name) in enumerate(zip(scores, names, strict=True)):
-        _panel(draw, k, total, name)
-    return _png(image)
+def _panel(
+    draw: ImageDraw.ImageDraw, left: int, panel_w: int, colour: tuple[int, int, int], name: str | None, n: int
+) -> None:
+    """One side's panel from ``left``: its colour bar, its name, its two sixes and the dots."""
+    draw.rectangle((left + 20, 24, left + panel_w - 20, 32), fill=colour)
+    if name is not None:
+        _label(draw, drawable(name), left + panel_w // 2, panel_w - 40)
+    first, second = tally(n)
+    x0 = left + (panel_w - 2 * _CARD_W - 24) // 2
+    _six(draw, x0, 70, first)
+    _six(draw, x0 + _CARD_W + 24, 70, second)
+    if first + second == 6:
+        # A goat: a red frame around the sixes.
+        draw.rectangle(
+            (x0 - 10, 60, x0 + 2 * _CARD_W + 34, 70 + _CARD_H + 10), outline=(230, 40, 40), width=5
+        )
+    for k in range(6):
+        cx = left + panel_w // 2 - 75 + k * 30
+        fill = colour if k < first + second else (60, 110, 80)
+        draw.ellipse((cx - 9, 290 - 9, cx + 9, 290 + 9), fill=fill)
 
 
 def _png(image: Image.Image) -> bytes:
@@ -101,23 +101,29 @@ def _png(image: Image.Image) -> bytes:
     return out.getvalue()
 
 
-def _panel(draw: ImageDraw.ImageDraw, k: int, penalty: int, name: str | None) -> None:
-    """The ``k``-th panel from the left (WIDTH / 2 wide): a name, two sixes, six progress dots."""
+def tally_png(penalty: tuple[int, int], names: tuple[str, str] | None = None) -> bytes:
+    """A PNG of both pairs' tallies for the given penalty points (WIDTH × HEIGHT), each pair's panel
+    headed by its players' ``names`` (emoji left out: :func:`drawable`)."""
+    image = Image.new("RGB", (WIDTH, HEIGHT), _FELT)
+    draw = ImageDraw.Draw(image)
     panel_w = WIDTH // 2
-    left = k * panel_w
-    colour = _PAIR_COLOURS[k % len(_PAIR_COLOURS)] if k < 2 else _THIRD_COLOUR
-    draw.rectangle((left + 20, 24, left + panel_w - 20, 32), fill=colour)
-    if name is not None:
-        _label(draw, drawable(name), left + panel_w // 2, panel_w - 40)
-    first, second = tally(penalty)
-    x0 = left + (panel_w - 2 * _CARD_W - 24) // 2
-    _six(draw, x0, 70, first)
-    _six(draw, x0 + _CARD_W + 24, 70, second)
-    if first + second == 6:
-        # A goat: a red frame around the sixes.
-        frame = (x0 - 10, 60, x0 + 2 * _CARD_W + 34, 70 + _CARD_H + 10)
-        draw.rectangle(frame, outline=(230, 40, 40), width=5)
-    for j in range(6):
-        cx = left + panel_w // 2 - 75 + j * 30
-        fill = colour if j < first + second else (60, 110, 80)
-        draw.ellipse((cx - 9, 290 - 9, cx + 9, 290 + 9), fill=fill)
+    for pair in (0, 1):
+        _panel(
+            draw, pair * panel_w, panel_w, _PAIR_COLOURS[pair], names[pair] if names else None, penalty[pair]
+        )
+    return _png(image)
+
+
+#: Individual scores: a colour per person.
+_PERSON_COLOURS = ((220, 170, 40), (200, 80, 80), (90, 160, 220))
+
+
+def people_tally_png(totals: list[int], names: list[str]) -> bytes:
+    """A PNG of one tally per person (individual scores, ``blind_rotates``): a panel each, as wide as
+    a pair's, headed by the person's name; a goat's sixes framed in red."""
+    panel_w = WIDTH // 2
+    image = Image.new("RGB", (panel_w * len(totals), HEIGHT), _FELT)
+    draw = ImageDraw.Draw(image)
+    for i, (n, name) in enumerate(zip(totals, names, strict=True)):
+        _panel(draw, i * panel_w, panel_w, _PERSON_COLOURS[i % len(_PERSON_COLOURS)], name, n)
+    return _png(image)

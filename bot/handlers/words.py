@@ -8,6 +8,7 @@ from bot.engine.cards import Card, Suit
 from bot.engine.rules import BLIND_SEATS, decider_of
 from bot.engine.scoring import tally
 from bot.handlers.i18n import Tr
+from bot.handlers.rotation import number_of
 from bot.storage import Seat, Table
 
 SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦"}
@@ -38,9 +39,10 @@ def seat_name(tr: Tr, table: Table, seat: int, *, mention: bool = False) -> str:
         if seat in blind_seats(table):
             return tr("seat.blind", name=seat_name(tr, table, (seat + 2) % 4))
         return tr("seat.empty")
+    number = number_of(table, seat)  # a bot keeps its lobby number when the people move
     if seat in table.away and not s.is_bot:  # the bot player decides for them (turn timers)
-        return tr("seat.away", name=person(tr, s, seat, mention=mention))
-    return person(tr, s, seat, mention=mention)
+        return tr("seat.away", name=person(tr, s, number, mention=mention))
+    return person(tr, s, number, mention=mention)
 
 
 def blind_seats(table: Table) -> tuple[int, ...]:

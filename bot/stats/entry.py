@@ -15,7 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.storage.models import Table
+from bot.engine.rules import Rules
+from bot.storage.models import Seat, Table
 
 #: The version of ``meta``'s shape.
 META_SCHEMA = 1
@@ -94,7 +95,7 @@ def entry_of(table: Table, *, at: float) -> dict[str, Any]:
         Player(kind=s.kind, name=s.name, user_id=s.user_id, level=s.level)
         if s is not None
         else Player(kind="bot")
-        for s in table.seats
+        for s in _seats_by_person(table)
     ]
     meta = Meta(
         id=table.table_id,
@@ -105,6 +106,17 @@ def entry_of(table: Table, *, at: float) -> dict[str, Any]:
         finished=match is not None and (match.loser is not None or bool(match.goats)),
     )
     return make_entry(record, meta)
+
+
+def _seats_by_person(table: Table) -> list[Seat | None]:
+    """The table's seats as in deal 1: where the people move (``dummy`` with ``blind_rotates``), seat
+    ``s`` of the entry is person ``s`` (the stored table has them where the last deal put them)."""
+    rules = Rules.parse(table.rules)
+    if table.match is None or not rules.blind_rotates:
+        return list(table.seats)
+    now = rules.seating(table.match.deal_no)
+    first = rules.seating(1)
+    return [table.seats[now.index(p)] if p is not None else table.seats[s] for s, p in enumerate(first)]
 
 
 def entry_id(entry: dict[str, Any]) -> str:

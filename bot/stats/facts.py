@@ -55,7 +55,7 @@ def facts_of(entry: dict[str, Any], meta: Meta) -> MatchFacts:
     if len(meta.seats) != 4:
         return out
     result = match_result(record)
-    loser = result["loser"]
+    loser = result.get("loser")  # none where every person keeps his own score: no pairs to count
     if loser is None:
         return out
     rules = Rules.parse(record["rules"])

@@ -103,6 +103,8 @@ class Personal:
     partner_won: int
     #: The achievements earned (bot/stats/achievements.py) and when (Unix time).
     earned: dict[str, float] = dataclasses.field(default_factory=dict)
+    #: 💡 hints the person was given (bot/handlers/coach.py).
+    hints: int = 0
 
     @property
     def empty(self) -> bool:
@@ -129,4 +131,5 @@ def personal_of(raw: dict[str, str]) -> Personal:
         partner_matches=favourite[1][0] if favourite else 0,
         partner_won=favourite[1][1] if favourite else 0,
         earned=earned,
+        hints=int(raw.get("hints", 0)),
     )

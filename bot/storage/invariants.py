@@ -67,7 +67,9 @@ def table_problems(table: Table, *, deep: bool = False) -> list[str]:
     if m.loser is not None and (m.loser not in (0, 1) or table.status != "over"):
         problems.append(f"loser {m.loser} at a {table.status} table")
     if m.goats and table.status != "over":
-        problems.append(f"goats {m.goats} at a {table.status} table")
+        problems.append(f"goats {list(m.goats)} at a {table.status} table")
+    if min(m.scores, default=0) < 0:
+        problems.append(f"negative scores {list(m.scores)}")
     if len(table.seats) != rules.seats:
         problems.append(f"{len(table.seats)} seats for {rules.seats}-seat rules")
     if (table.status == "playing") != (m.current is not None):
@@ -124,7 +126,7 @@ def _match_problems(table: Table, rules: Rules) -> list[str]:
         "deal_no": (match.deal_no, m.deal_no),
         "eggs": (match.eggs, m.eggs),
         "loser": (match.loser, m.loser),
-        # Individual scores (sochi): each person's total and the goat(s); empty lists in pair games.
+        # Individual scores (3-person sochi, blind_rotates): each person's total and the goat(s).
         "scores": (list(match.scores), list(m.scores)),
         "goats": (list(match.goats), list(m.goats)),
     }

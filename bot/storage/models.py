@@ -86,6 +86,11 @@ class MatchState(_Doc):
     eggs_in_row: int = 0
     loser: int | None = None
     title: str | None = None
+    #: Individual scores (``dummy`` with ``blind_rotates``; 3-person ``sochi``, where person = seat):
+    #: each person's penalty, by person (numbered by their seats in deal 1), and the goat(s) once the
+    #: match is over; empty in pair games.
+    scores: list[int] = Field(default_factory=list)
+    goats: list[int] = Field(default_factory=list)
     #: The cards the losing pair drew for the eggs when the match ended (two per egg, the diameter
     #: first): drawn once, so every rendering tells the same joke.
     egg_cards: list[str] = Field(default_factory=list)
@@ -97,10 +102,6 @@ class MatchState(_Doc):
     current: dict[str, Any] | None = None
     #: A choice of several cards in progress in a player's DM (see :class:`Picking`).
     picking: Picking | None = None
-    #: Individual scores (3-person ``sochi``): each person's running penalty, by seat, and the goat(s)
-    #: once the match is over; empty in pair games (and in documents written before they existed).
-    scores: list[int] = Field(default_factory=list)
-    goats: list[int] = Field(default_factory=list)
     #: By deal index: cards (and "dealer") whose player is not the seat's occupant as shown, "p:" and
     #: the person's name (who left since), or "b:" and the name of the person the bot played for.
     played_by: dict[int, dict[str, str]] = Field(default_factory=dict)
@@ -191,6 +192,8 @@ class ChatSettings(_Doc):
     turn_time: int | None = None
     #: At a timeout: ``bot`` plays that one decision (two in a row: the seat is away), ``away`` at once.
     timeout_action: TimeoutAction = "bot"
+    #: The 💡 hint button in the hands (the ``hard`` player's suggestion): off unless the chat turns it on.
+    hints: bool = False
 
 
 class UserSettings(_Doc):

@@ -97,6 +97,10 @@ class Storage(Protocol):
         the ids that were not earned before."""
         ...
 
+    async def count_hint(self, user_id: int) -> int:
+        """One more 💡 hint given to a person, counted in their figures; how many now."""
+        ...
+
     async def standings(self, chat_id: int, period: str) -> tuple[dict[str, int], dict[str, str]]:
         """A chat's standings counters for ``period`` (``all`` or ``YYYY-MM``) and its players' names."""
         ...

@@ -410,6 +410,10 @@ class RedisStorage:
         """Mark achievements earned by a person (once for ever); the ids not earned before."""
         return await self.stats.award(user_id, ids, at=at)
 
+    async def count_hint(self, user_id: int) -> int:
+        """One more 💡 hint given to a person (their stats); how many now."""
+        return await self.stats.count_hint(user_id)
+
     async def standings(self, chat_id: int, period: str) -> tuple[dict[str, int], dict[str, str]]:
         """A chat's standings counters for ``period`` (``all`` or ``YYYY-MM``) and the players' names."""
         return await self.stats.standings(chat_id, period)

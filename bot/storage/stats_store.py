@@ -10,7 +10,9 @@ slot and runs on a Redis Cluster too:
 * ``kozel:{chat}:names`` — each player's name as last seen;
 * ``kozel:{u<id>}:counted`` and ``kozel:{u<id>}:stats`` — a person's counters across every chat
   (figures, ``streak``, ``best_streak``, ``partner|<key>|n`` and ``…|won``, ``name|<key>``), and the
-  achievements earned (``ach|<id>``: when, the end of the match that earned it; bot/stats/achievements.py).
+  achievements earned (``ach|<id>``: when, the end of the match that earned it; bot/stats/achievements.py),
+  and ``hints``: the 💡 hints the person was given (:meth:`StatsStore.count_hint`; not in the history,
+  so a rebuild keeps it).
 
 Finishing a match (:meth:`StatsStore.archive_match`) pushes its history entry and adds its figures to
 the chat's counters in one script, only if its id was not counted yet, so a finish handled again (a
@@ -31,6 +33,8 @@ from typing import Any
 COUNTED_KEPT = 2000
 #: The chat's keys of the standings (moved with the chat when a group becomes a supergroup).
 CHAT_PARTS = ("counted", "top", "names")
+#: The field of a person's stats hash counting the hints they were given.
+HINTS = "hints"
 
 # KEYS: counted, history, standings hash, names. ARGV: match id, when, entry JSON ('' to push nothing),
 # history length, counted kept, month ('YYYY-MM'), n, then n (field, increment) pairs, then (player,
@@ -163,6 +167,10 @@ class StatsStore:
         new = await self._award(keys=[self.person_stats_key(user_id, "stats")], args=[repr(at), *ids])
         return [i.decode() if isinstance(i, bytes) else str(i) for i in new]
 
+    async def count_hint(self, user_id: int) -> int:
+        """One more hint given to a person; how many now."""
+        return int(await self.client.hincrby(self.person_stats_key(user_id, "stats"), HINTS, 1))
+
     async def standings(self, chat_id: int, period: str) -> tuple[dict[str, int], dict[str, str]]:
         """A chat's counters for ``period`` (``all`` or ``YYYY-MM``) and its players' names."""
         raw = await self.client.hgetall(self.chat_stats_key(chat_id, "top"))
@@ -175,9 +183,13 @@ class StatsStore:
         return dict(await self.client.hgetall(self.person_stats_key(user_id, "stats")))
 
     async def clear(self) -> int:
-        """Delete every standings key (chats' and people's), for a rebuild; how many were deleted."""
+        """Delete every standings key (chats' and people's), for a rebuild; how many were deleted.
+        A person's hints count is not in the history: it is kept."""
         n = 0
         for pattern in ("kozel:*:counted", "kozel:*:top", "kozel:*:names", "kozel:*:stats"):
             async for key in self.client.scan_iter(match=f"{self.prefix}{pattern}", count=500):
+                hints = await self.client.hget(key, HINTS) if pattern.endswith(":stats") else None
                 n += int(await self.client.delete(key))
+                if hints is not None:
+                    await self.client.hset(key, HINTS, hints)
         return n

@@ -17,10 +17,13 @@ Every kind shrinks a decision's budget by how long it waited for a free worker
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
 from bot.engine.actions import Action
 from bot.engine.view import SeatView
+
+T = TypeVar("T")
 
 
 class Thinker(Protocol):
@@ -28,6 +31,11 @@ class Thinker(Protocol):
 
     async def decide(self, level: str, view: SeatView, seed: int) -> Action:
         """``level``'s decision for ``view`` (an rng seeded by ``seed``)."""
+        ...
+
+    async def run(self, job: Callable[..., T], *args: Any) -> T:
+        """``job(*args)`` off the event loop, where this instance thinks (a finished deal's analysis:
+        :mod:`bot.handlers.coach`); ``job`` and its arguments pickle (a module-level function)."""
         ...
 
     async def start(self) -> None:

@@ -14,6 +14,7 @@ import contextlib
 import os
 import pickle
 import signal
+import threading
 import time
 from typing import Any
 
@@ -41,12 +42,26 @@ def warm() -> int:
 NICE = 10
 
 
-def quiet() -> None:
-    """Start a pool worker: lower its CPU priority (:data:`NICE`), and leave Ctrl-C to the bot, which
-    shuts the pool down (no traceback per worker)."""
+def quiet(bot_pid: int) -> None:
+    """Start a pool worker: lower its CPU priority (:data:`NICE`), leave Ctrl-C to the bot, which
+    shuts the pool down (no traceback per worker), and end with the bot process ``bot_pid``: a bot
+    killed outright (SIGKILL, the OOM killer) cannot shut its pool down, and the fork server's
+    children would wait for work for ever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         os.nice(NICE)
+    threading.Thread(target=_outlive_not, args=(bot_pid,), name="bot-watch", daemon=True).start()
+
+
+def _outlive_not(bot_pid: int, every: float = 1.0) -> None:
+    while True:
+        time.sleep(every)
+        try:
+            os.kill(bot_pid, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:  # the pid is another user's process now: the bot is gone
+            os._exit(0)
 
 
 def pack(value: Any) -> str:

@@ -6,12 +6,16 @@ import asyncio
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from bot.engine.actions import Action
 from bot.engine.view import SeatView
 
 from .job import quiet, think, warm
+
+T = TypeVar("T")
 
 
 def workers_for(setting: int) -> int:
@@ -24,7 +28,9 @@ def process_pool(workers: int) -> ProcessPoolExecutor:
     with its event loop and its client threads, could copy a lock held mid-call into the child."""
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["bot.thinking.job", "bot.engine.ai.search", "bot.engine.ai.easy"])
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=quiet)
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=quiet, initargs=(os.getpid(),)
+    )
 
 
 class PoolThinker:
@@ -59,6 +65,10 @@ class PoolThinker:
         """Think in the pool; the time spent waiting for a free worker shortens the thought."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.executor, think, level, view, seed, time.time())
+
+    async def run(self, job: Callable[..., T], *args: Any) -> T:
+        """``job(*args)`` in the same pool as the decisions (a process of it, or a thread), beside them."""
+        return await asyncio.get_running_loop().run_in_executor(self.executor, job, *args)
 
     async def close(self) -> None:
         """Shut the pool down, if it is this thinker's."""

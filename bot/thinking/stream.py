@@ -23,7 +23,8 @@ import contextlib
 import logging
 import time
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from redis.exceptions import ResponseError
 
@@ -34,6 +35,7 @@ from . import Thinker
 from .job import pack, unpack
 
 _LOG = logging.getLogger(__name__)
+T = TypeVar("T")
 
 GROUP = "thinkers"
 #: Seconds a job may sit with a worker before another worker takes it over (the worker died): more
@@ -108,6 +110,11 @@ class StreamThinker:
             return await self.fallback.decide(level, view, seed)
         finally:
             self._waiting.pop(job, None)
+
+    async def run(self, job: Callable[..., T], *args: Any) -> T:
+        """``job(*args)`` in this instance's fallback pool: a finished deal's analysis is rare and
+        seconds long, so it takes no worker's stream (whose jobs are decisions a table waits for)."""
+        return await self.fallback.run(job, *args)
 
     async def _read(self) -> None:
         last = "0-0"

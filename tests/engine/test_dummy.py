@@ -44,11 +44,6 @@ def test_dummy_takes_classic_options_and_refuses_others_by_name() -> None:
         Rules.make("classic", blind_rotates=True)
 
 
-def test_dummy_blind_rotates_is_refused_until_individual_scores_exist() -> None:
-    with pytest.raises(RulesError, match="blind_rotates is not supported yet"):
-        Rules.make("dummy", blind_rotates=True)
-
-
 def test_dummy_blind_stack_is_its_cards_in_the_order_dealt() -> None:
     deal = _deal1(DUMMY, {0: "JC", 3: "KH AS 7D QD 8C 9H TD 6S JS"})
     assert [c.code for c in deal.stack(3)] == ["KH", "AS", "7D", "QD", "8C", "9H", "TD", "6S", "JS"]

@@ -164,3 +164,45 @@ async def test_a_decision_whose_worker_died_is_thought_again_by_another(
             dead.kill()
         answer.cancel()
         await thinker.close()
+
+
+_OWNER = """
+import asyncio, os, sys
+from bot.thinking.local import PoolThinker
+
+async def main() -> None:
+    thinker = PoolThinker.processes(1)
+    await thinker.start()
+    pid = await asyncio.get_running_loop().run_in_executor(thinker.executor, os.getpid)
+    print(pid, flush=True)
+    await asyncio.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+def test_a_pool_worker_ends_when_its_bot_is_killed_outright() -> None:
+    owner = subprocess.Popen(
+        [sys.executable, "-c", _OWNER],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert owner.stdout is not None
+        worker = int(owner.stdout.readline())
+        os.kill(worker, 0)  # alive
+        owner.kill()  # SIGKILL: no shutdown of the pool
+        owner.wait(timeout=10)
+        for _ in range(100):
+            try:
+                os.kill(worker, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(worker, signal.SIGKILL)
+            raise AssertionError("the pool's worker outlived its bot")
+    finally:
+        if owner.poll() is None:
+            owner.kill()
