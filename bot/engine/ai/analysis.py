@@ -26,7 +26,7 @@ from typing import Any
 
 from bot.engine.actions import Play
 from bot.engine.cards import ALL_CARDS, Card, card
-from bot.engine.deal import N_SEATS, Deal, Phase, Trick
+from bot.engine.deal import Deal, Phase, Trick
 from bot.engine.order import Tables
 from bot.engine.record import replay_deal
 from bot.engine.view import view_for
@@ -119,7 +119,8 @@ def reason(deal: Deal, seat: int, m: Mistake, tables: Tables | None) -> str | No
         for s, c in before[1:]:
             if tables.beats(c, top, led):
                 top_seat, top = s, c
-        partner = (seat + 2) % N_SEATS
+        # The partner of this deal (sochi forms the sides per deal; none for its lone player).
+        partner = next((s for s in range(deal.n) if s != seat and deal.pair_of[s] == pair), None)
         if top_seat == partner and tables.beats(m.played, top, led) and not tables.beats(m.better, top, led):
             return "overtook_partner"
     theirs = t.winner is not None and deal.pair_of[t.winner] != pair
