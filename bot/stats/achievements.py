@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.engine import GOAT_WITH_DRIVERS
+from bot.engine import GOAT_WITH_DRIVERS, Deal
 from bot.engine.rules import ClassicOptions
 from bot.stats.entry import Meta
 from bot.stats.facts import MatchFacts
@@ -53,7 +53,8 @@ class Seat:
 
     @property
     def individual(self) -> bool:
-        """Every person kept their own score (3-person ``sochi``): the sides changed every deal."""
+        """Every person kept their own score (3-person ``sochi``, ``blind_rotates``): the sides changed
+        every deal; ``seat`` is the person's seat in deal 1."""
         return self.facts.result is not None and "goats" in self.facts.result
 
     @property
@@ -90,10 +91,17 @@ def all_tricks(s: Seat) -> bool:
         result = deal.result
         if result is None or result.void or "queen_caught" in result.events or not result.tricks:
             continue
-        side = result.pair_of[s.seat]  # the seat's side in this deal (sochi forms them per deal)
+        side = result.pair_of[_seat_in(s, deal)]  # the seat's side in this deal (sochi forms them per deal)
         if result.tricks_won[1 - side] == 0 and result.tricks_won[side] == len(result.tricks):
             return True
     return False
+
+
+def _seat_in(s: Seat, deal: Deal) -> int:
+    """Where the person of ``s`` (their seat in deal 1) sat in ``deal``: elsewhere only under
+    ``blind_rotates``, where the people move a seat each deal (``Rules.seating``)."""
+    seating = s.facts.rules.seating(deal.deal_no) if s.facts.rules is not None else ()
+    return seating.index(s.seat) if s.seat in seating else s.seat
 
 
 def eggs(s: Seat) -> bool:

@@ -50,7 +50,7 @@ def facts_of(entry: dict[str, Any], meta: Meta) -> MatchFacts:
     record = record_of(entry)
     if not meta.finished or not record.get("deals"):
         return out
-    if len(meta.seats) == 3 == Rules.parse(record["rules"]).seats:
+    if Rules.parse(record["rules"]).individual_scores:
         return _individual_facts(record, meta)
     if len(meta.seats) != 4:
         return out
@@ -88,23 +88,28 @@ def facts_of(entry: dict[str, Any], meta: Meta) -> MatchFacts:
 
 
 def _individual_facts(record: dict[str, Any], meta: Meta) -> MatchFacts:
-    """:func:`facts_of` with individual scores (3-person ``sochi``, person = seat): each person's own
-    result — a goat is a person, everyone else won — and no pairs (the sides change every deal)."""
+    """:func:`facts_of` with individual scores (3-person ``sochi``; ``dummy`` with ``blind_rotates``):
+    each person's own result — a goat is a person, everyone else won — and no pairs (the sides change
+    every deal). Person ``p`` is the entry's seat ``p`` (the seats of deal 1); each deal is counted for
+    whoever sat where in it (``Rules.seating``: sochi's people stay put, ``blind_rotates``' move)."""
     out = MatchFacts()
     result = match_result(record)
     goats = result.get("goats") or []
-    if not goats:
-        return out
     rules = Rules.parse(record["rules"])
+    people = sorted({p for p in rules.seating(1) if p is not None})
+    if not goats or len(meta.seats) < len(people):
+        return out
     deals = [replay_deal(d, rules) for d in record["deals"]]
     out.result, out.rules, out.deals = result, rules, deals
-    for s, player in enumerate(meta.seats):
-        f = dict.fromkeys(FIGURES, 0)
-        goat = s in goats
+    figures = {p: dict.fromkeys(FIGURES, 0) for p in people}
+    for deal in deals:
+        for s, p in enumerate(rules.seating(deal.deal_no)):
+            if p is not None:
+                _count_deal(deal, s, figures[p])  # each deal's own sides (Deal.pair_of)
+    for p in people:
+        player, f, goat = meta.seats[p], figures[p], p in goats
         f["played"], f["won"], f["goat"] = 1, int(not goat), int(goat)
         f["drivers"] = int(goat and result["title"] == GOAT_WITH_DRIVERS)
-        for deal in deals:
-            _count_deal(deal, s, f)  # each deal's own sides (Deal.pair_of)
         _add(out.figures.setdefault(player.key, dict.fromkeys(FIGURES, 0)), f)
         out.names[player.key] = player.name
         if player.is_person:
