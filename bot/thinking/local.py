@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -23,9 +24,17 @@ def workers_for(setting: int) -> int:
     return setting if setting > 0 else max(1, os.cpu_count() or 1)
 
 
+_QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
+
+
 def process_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes started by a fork server: forking the bot's process itself,
     with its event loop and its client threads, could copy a lock held mid-call into the child."""
+    # A bot killed outright cannot unregister its pool's semaphores: the resource tracker removes them
+    # and warns on the bot's stderr, a line that is no JSON log line. Expected then, so left unsaid
+    # (the option reaches the tracker and the fork server, which start with this process's -W flags).
+    if _QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(_QUIET_TRACKER)
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["bot.thinking.job", "bot.engine.ai.search", "bot.engine.ai.easy"])
     return ProcessPoolExecutor(
