@@ -173,9 +173,8 @@ async def _table(
                 if message.edits != edits:
                     break
                 await asyncio.sleep(0.1)
-    if seating.bots and not any(
-        rematch in b["text"] for m in group.bot_messages for r in m.buttons for b in r
-    ):
+    over = any(rematch in b["text"] for m in group.bot_messages for r in m.buttons for b in r)
+    if seating.bots and deals and not over:
         # Its people are done, but its bot players would play on (and for them once their turns run
         # out), so the bench would never see the bot quiet: the table's creator stops the game.
         await users[0].send(group, "/stop")
