@@ -28,15 +28,15 @@ _QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
 
 def process_pool(workers: int) -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes started by a fork server: forking the bot's process itself,
-    with its event loop and its client threads, could copy a lock held mid-call into the child."""
+    """A pool of ``workers`` processes started afresh (``spawn``): forking the bot's process itself,
+    with its event loop and its client threads, could copy a lock held mid-call into the child; a
+    fork server shared by the pools of one process was seen to hang a pool's start in the tests."""
     # A bot killed outright cannot unregister its pool's semaphores: the resource tracker removes them
     # and warns on the bot's stderr, a line that is no JSON log line. Expected then, so left unsaid
     # (the option reaches the tracker and the fork server, which start with this process's -W flags).
     if _QUIET_TRACKER not in sys.warnoptions:
         sys.warnoptions.append(_QUIET_TRACKER)
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["bot.thinking.job", "bot.engine.ai.search", "bot.engine.ai.easy"])
+    ctx = multiprocessing.get_context("spawn")
     return ProcessPoolExecutor(
         max_workers=workers, mp_context=ctx, initializer=quiet, initargs=(os.getpid(),)
     )
