@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -405,16 +405,7 @@ class Presenter:
                 table.pushed[seat] = moves
             return True
 
-        pause = STORAGE_RETRY
-        while True:
-            try:
-                snap, ok = await self.usecase.run(key, lambda c: change(c.table))
-                break
-            except (RedisConnectionError, RedisTimeoutError) as e:
-                # The message is out: keep its id once Redis is back, or the next render sends another.
-                _LOG.warning("remembering message %s of table %s waits for storage: %s", message_id, key, e)
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, STORAGE_RETRY_CAP)
+        snap, ok = await self._keep(key, change, f"message {message_id}")
         if not ok:
             # The deal ended before its message was shown: don't leave a live-looking keyboard behind.
             chat = key[0] if seat is None else message_chat(snap.table if snap else None, seat)
@@ -422,6 +413,20 @@ class Presenter:
                 self.core.outbox.edit(chat, message_id, Content(tr("deal.gone")))
         elif snap is not None:
             self.show(snap)
+
+    async def _keep(
+        self, key: TableKey, change: Callable[[Table | None], bool], what: str
+    ) -> tuple[Snapshot | None, bool]:
+        """Store a message that is out (``change`` puts its id in the table), waiting for Redis as long
+        as it takes: a message whose id is lost would be sent again by the next render."""
+        pause = STORAGE_RETRY
+        while True:
+            try:
+                return await self.usecase.run(key, lambda c: change(c.table))
+            except (RedisConnectionError, RedisTimeoutError) as e:
+                _LOG.warning("remembering %s of table %s waits for storage: %s", what, key, e)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, STORAGE_RETRY_CAP)
 
     async def _push(
         self, key: TableKey, turn: tuple[str, int, int, int], user_id: int, old_id: int, hand: Content
@@ -468,15 +473,7 @@ class Presenter:
             table.pushed[seat] = moves
             return True
 
-        pause = STORAGE_RETRY
-        while True:
-            try:
-                snap, ok = await self.usecase.run(key, lambda c: change(c.table))
-                break
-            except (RedisConnectionError, RedisTimeoutError) as e:
-                _LOG.warning("remembering the hand of table %s waits for storage: %s", key, e)
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, STORAGE_RETRY_CAP)
+        snap, ok = await self._keep(key, change, "the hand")
         if new_id != old_id:
             # The new message is the seat's hand now, so the old one goes; unless the deal ended (or
             # the seat changed hands) meanwhile: then the old one tells how it ended, the new one goes.
