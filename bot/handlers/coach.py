@@ -26,7 +26,7 @@ import logging
 from collections import OrderedDict
 from typing import Any
 
-from telegram import CallbackQuery, Chat, Update
+from telegram import Update
 
 from bot.engine import Action, KozelError, view_for
 from bot.engine.ai import pool
@@ -34,7 +34,7 @@ from bot.engine.ai.analysis import Mistake, analyse
 from bot.engine.ai.hint import why
 from bot.handlers.coach_view import hint_text, review_text
 from bot.handlers.codec import Button, Hint, Review
-from bot.handlers.common import alert, quiet_answer, user_tr
+from bot.handlers.common import alert, private_tapper, quiet_answer, seat_of_hand, user_tr
 from bot.handlers.game import Notice, Refusal
 from bot.handlers.outbox import Content
 from bot.handlers.services import Services
@@ -53,12 +53,6 @@ _HINTING: set[tuple[str, int, int, int]] = set()
 HINTS_KEPT = 4096
 #: The level whose decision a hint is.
 HINT_LEVEL = "hard"
-
-
-def _private(query: CallbackQuery) -> None:
-    chat = query.message.chat if query.message is not None else None
-    if chat is None or chat.type != Chat.PRIVATE or chat.id != query.from_user.id:
-        raise Refusal("alert.unknown_button")
 
 
 async def _deal_record(
@@ -92,8 +86,7 @@ async def review_tap(update: Update, button: Button, payload: Review, svc: Servi
     """ "🔍 Review" under a finished deal's line in private: its analysis for the person's seat."""
     query = update.callback_query
     assert query is not None
-    _private(query)
-    user = query.from_user
+    user = private_tapper(query)
     record, title, others = await _deal_record(svc, button, payload.seat, user.id)
     job = (button.table_id, button.deal_seq, payload.seat)
     if job in _REVIEWING:
@@ -132,19 +125,13 @@ async def hint_tap(update: Update, button: Button, payload: Hint, svc: Services)
     """💡 in a hand: ``hard``'s decision for the person's open decision, as an alert only they see."""
     query = update.callback_query
     assert query is not None
-    _private(query)
-    user = query.from_user
+    user = private_tapper(query)
     if not (await svc.storage.chat_settings(button.chat_id)).hints:
         raise Refusal("hint.off")
     table = await svc.storage.load_table(button.chat_id, button.thread_id)
-    if table is None or table.table_id != button.table_id:
-        raise Refusal("alert.stale")
+    seat = seat_of_hand(table, button, user.id)
+    assert table is not None and table.match is not None
     m = table.match
-    if table.status != "playing" or m is None or m.deal_seq != button.deal_seq:
-        raise Refusal("alert.stale_deal")
-    seat = table.seat_of(user.id)
-    if seat is None:
-        raise Refusal("alert.not_seated")
     deal = svc.tables.snapshot(table).deal
     to_act = deal.to_act if deal is not None else None
     if deal is None or to_act is None or decider(table, to_act) != seat:

@@ -12,9 +12,12 @@ from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from bot.engine import Deal, Rules, RulesError
+from bot.handlers.codec import Button
+from bot.handlers.game import Refusal
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.services import Services, TableKey
+from bot.storage import Table
 
 Context = ContextTypes.DEFAULT_TYPE
 _LOG = logging.getLogger(__name__)
@@ -92,6 +95,29 @@ def say(
 
 
 @lru_cache(maxsize=1)
+def private_tapper(query: CallbackQuery) -> User:
+    """Who tapped a button that only ever stands in the tapper's own private chat (a hand); refused
+    as unknown anywhere else."""
+    chat = query.message.chat if query.message is not None else None
+    if chat is None or chat.type != Chat.PRIVATE or chat.id != query.from_user.id:
+        raise Refusal("alert.unknown_button")
+    return query.from_user
+
+
+def seat_of_hand(table: Table | None, button: Button, user_id: int) -> int:
+    """The seat of ``user_id`` at the table whose hand ``button`` stands in, while the deal it names is
+    in play; refused as stale (another table, another deal) or not seated."""
+    if table is None or table.table_id != button.table_id:
+        raise Refusal("alert.stale")
+    m = table.match
+    if table.status != "playing" or m is None or m.deal_seq != button.deal_seq:
+        raise Refusal("alert.stale_deal")
+    seat = table.seat_of(user_id)
+    if seat is None:
+        raise Refusal("alert.not_seated")
+    return seat
+
+
 def default_preset() -> str:
     """``classic``, once the engine deals its later deals (the brag); ``flip`` until then."""
     try:

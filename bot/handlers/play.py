@@ -11,7 +11,7 @@ import logging
 import time
 from html import escape
 
-from telegram import Chat, Update
+from telegram import Update
 
 from bot.engine import Discard, IllegalMoveError, Phase, Play
 from bot.engine.cards import QUEEN_OF_CLUBS
@@ -38,7 +38,7 @@ from bot.handlers.codec import (
     View,
 )
 from bot.handlers.commands import language_tap
-from bot.handlers.common import Context, alert, quiet_answer, services, user_tr
+from bot.handlers.common import Context, alert, private_tapper, quiet_answer, seat_of_hand, services, user_tr
 from bot.handlers.game import Notice, Progress, Refusal, decided_himself
 from bot.handlers.hand_view import PICK_PHASES, pick_choices, picked
 from bot.handlers.lobby import lobby_tap
@@ -146,23 +146,15 @@ async def play_tap(
     started = time.perf_counter() if started is None else started
     query = update.callback_query
     assert query is not None
-    chat = query.message.chat if query.message is not None else None
-    user = query.from_user
-    if chat is None or chat.type != Chat.PRIVATE or chat.id != user.id:
-        raise Refusal("alert.unknown_button")
+    user = private_tapper(query)
     # A card that may not be played now is tried anyway: the engine says why not.
     action = payload.action if isinstance(payload, Act) else Play(payload.card)
     key: TableKey = (button.chat_id, button.thread_id)
 
     def change(c: Change) -> Progress:
         table = c.table
-        if table is None or table.table_id != button.table_id:
-            raise Refusal("alert.stale")
-        if table.status != "playing" or table.match is None or table.match.deal_seq != button.deal_seq:
-            raise Refusal("alert.stale_deal")
-        seat = table.seat_of(user.id)
-        if seat is None:
-            raise Refusal("alert.not_seated")
+        seat = seat_of_hand(table, button, user.id)
+        assert table is not None
         person_seat = seat
         deal = c.deal
         to_act = deal.to_act if deal is not None else None
@@ -204,23 +196,15 @@ async def pick_tap(update: Update, button: Button, payload: Tick, svc: Services)
     """
     query = update.callback_query
     assert query is not None
-    chat = query.message.chat if query.message is not None else None
-    user = query.from_user
-    if chat is None or chat.type != Chat.PRIVATE or chat.id != user.id:
-        raise Refusal("alert.unknown_button")
+    user = private_tapper(query)
     card = payload.card
     key: TableKey = (button.chat_id, button.thread_id)
 
     def change(c: Change) -> None:
         table = c.table
-        if table is None or table.table_id != button.table_id:
-            raise Refusal("alert.stale")
+        seat = seat_of_hand(table, button, user.id)
+        assert table is not None and table.match is not None
         m = table.match
-        if table.status != "playing" or m is None or m.deal_seq != button.deal_seq:
-            raise Refusal("alert.stale_deal")
-        seat = table.seat_of(user.id)
-        if seat is None:
-            raise Refusal("alert.not_seated")
         deal = c.deal
         if deal is None or deal.to_act != seat:
             raise Refusal("alert.not_your_turn")
