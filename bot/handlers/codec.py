@@ -264,7 +264,20 @@ Payload = (
     | Hints
 )
 #: Payloads that are a lobby button.
-LOBBY = (Sit, AddBot, RemoveBot, Level, RulesMenu, SeatsMenu, Preset, Option, Start, Fill, Confirm, Decline)
+LobbyButton = (
+    Sit
+    | AddBot
+    | RemoveBot
+    | Level
+    | RulesMenu
+    | SeatsMenu
+    | Preset
+    | Option
+    | Start
+    | Fill
+    | Confirm
+    | Decline
+)
 _BARE: dict[str, Payload] = {
     "L": Level(), "R": RulesMenu(), "K": SeatsMenu(), "G": Start(), "F": Fill(), "M": Rematch(),
     "Y": Back(), "J": Confirm(), "Q": Decline(), "E": Export(), "I": Hints(),

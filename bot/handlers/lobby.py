@@ -17,6 +17,7 @@ from bot.handlers.codec import (
     Fill,
     Level,
     Link,
+    LobbyButton,
     Option,
     Preset,
     RemoveBot,
@@ -45,21 +46,6 @@ from bot.handlers.usecase import Change
 from bot.handlers.words import blind_seats, free_seats, pair_names, people_names, three_seats
 from bot.storage import ChatSettings, Seat, Table
 from bot.storage.models import seats_for
-
-LobbyButton = (
-    Sit
-    | AddBot
-    | RemoveBot
-    | Level
-    | RulesMenu
-    | SeatsMenu
-    | Preset
-    | Option
-    | Start
-    | Fill
-    | Confirm
-    | Decline
-)
 
 
 async def new_game(update: Update, context: Context) -> None:

@@ -19,7 +19,6 @@ from bot.engine.errors import Reason
 from bot.engine.sochi import N_DISCARDS
 from bot.handlers.coach import hint_tap, review_tap
 from bot.handlers.codec import (
-    LOBBY,
     Act,
     Back,
     BadData,
@@ -29,6 +28,7 @@ from bot.handlers.codec import (
     Hint,
     Hints,
     Language,
+    LobbyButton,
     OnTimeout,
     Rematch,
     Review,
@@ -102,7 +102,7 @@ async def on_tap(update: Update, context: Context) -> None:
             button, payload = svc.codec.read(query.data)
         except BadData:
             raise Refusal("alert.unknown_button") from None
-        if isinstance(payload, LOBBY):
+        if isinstance(payload, LobbyButton):
             await lobby_tap(query, button, payload, svc, context)
         elif isinstance(payload, Act | Held):
             await play_tap(update, button, payload, svc, taken_at(context))
