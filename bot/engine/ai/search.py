@@ -281,20 +281,15 @@ class CheatPlayer(SearchPlayer):
 def _clear(seen: dict[int, list[float]], weights: list[float], z: float) -> bool:
     """Whether the card with the best weighted mean in ``seen`` (per card, its worth in each world) leads
     every other by more than ``z`` standard errors of the weighted per-world differences."""
-    mass = sum(weights)
-    if mass <= 0.0:
+    if sum(weights) <= 0.0:
         return False
-    n_eff = mass * mass / sum(x * x for x in weights)
-    means = {m: sum(x * v for x, v in zip(weights, vs, strict=True)) / mass for m, vs in seen.items()}
-    best = max(means, key=means.__getitem__)
-    top = seen[best]
-    for m, vs in seen.items():
+    ev = Evaluation(list(seen), seen, weights)
+    best = max(seen, key=ev.mean)
+    for m in seen:
         if m == best:
             continue
-        d = [a - c for a, c in zip(top, vs, strict=True)]
-        mean = means[best] - means[m]
-        var = sum(x * (y - mean) ** 2 for x, y in zip(weights, d, strict=True)) / mass
-        if mean - z * math.sqrt(var / n_eff) <= 0.0 and not (var == 0.0 and mean == 0.0):
+        mean, error = ev.gap(best, m)
+        if mean - z * error <= 0.0 and not (error == 0.0 and mean == 0.0):
             return False
     return True
 
