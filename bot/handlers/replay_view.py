@@ -158,6 +158,10 @@ def _result_line(tr: Tr, table: Table, points: tuple[int, int], penalty: tuple[i
     )
 
 
+#: The viewer's step buttons (by which a viewer message is told from the /history list it came from).
+STEPS = ("◀", "▶")
+
+
 def _keyboard(
     tr: Tr, codec: Codec, chat_id: int, entry: dict[str, Any], index: int, step: int, last: int, deals: int
 ) -> InlineKeyboardMarkup:
@@ -170,9 +174,9 @@ def _keyboard(
     forward = (index, step + 1) if step < last else (index + 1, 0) if index + 1 < deals else None
     row = []
     if back is not None:
-        row.append(button("◀", *back))
+        row.append(button(STEPS[0], *back))
     if forward is not None:
-        row.append(button("▶", *forward))
+        row.append(button(STEPS[1], *forward))
     jumps = []
     if index > 0:
         jumps.append(button(tr("replay.prev_deal"), index - 1, 0))

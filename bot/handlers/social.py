@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from html import escape
 from typing import Any
@@ -18,7 +17,7 @@ from bot.handlers.common import Context, chat_tr, services, thread_of, user_tr
 from bot.handlers.game import Refusal
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content, Sent
-from bot.handlers.replay_view import Unfinished, table_of, view_content
+from bot.handlers.replay_view import STEPS, Unfinished, table_of, view_content
 from bot.handlers.services import Services
 from bot.handlers.standings_view import personal_text, standings_png, standings_text
 from bot.handlers.words import pair_names, people_names, seat_name, three_seats
@@ -225,7 +224,7 @@ def _is_viewer(message: Any) -> bool:
     markup = message.reply_markup
     if markup is None:
         return False
-    return any(b.text in ("◀", "▶") for row in markup.inline_keyboard for b in row)
+    return any(b.text in STEPS for row in markup.inline_keyboard for b in row)
 
 
 async def export(update: Update, context: Context) -> None:
@@ -252,7 +251,6 @@ def _send_record(svc: Services, tr: Tr, chat_id: int, thread_id: int | None, ent
     when = _when(meta.at) if meta is not None else "—"
     caption = Content(tr("export.caption", when=escape(when), deals=len(record["deals"])))
     data = (dumps(record) + "\n").encode()
-    json.loads(data)  # what is sent is JSON, always
     svc.outbox.post(chat_id, caption, thread_id=thread_id, document=(name, data))
 
 
