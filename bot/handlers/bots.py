@@ -161,15 +161,7 @@ class BotDriver:
             )
             if sent.message_id is None:
                 return  # the lobby expires with its timer
-            message_id, table_id = sent.message_id, table.table_id
-
-            def remember(stored: Table | None) -> None:
-                if stored is not None and stored.table_id == table_id and stored.lobby_message_id is None:
-                    stored.lobby_message_id = message_id
-
-            stored, _ = await self.tables.run(key, lambda c: remember(c.table))
-            if stored is not None:
-                self.presenter.show(stored)  # taps made while the message was on its way
+            await self.presenter.lobby_posted(key, table.table_id, sent.message_id)
         except Exception as e:
             _LOG.warning("could not post the lobby of table %s: %s", key, e)
 

@@ -89,15 +89,7 @@ async def new_game(update: Update, context: Context) -> None:
     if sent.message_id is None:
         await svc.storage.delete_table(table)
         return
-    message_id = sent.message_id
-
-    def remember(stored: Table | None) -> None:
-        if stored is not None and stored.table_id == table.table_id:
-            stored.lobby_message_id = message_id
-
-    stored, _ = await svc.run(key, lambda c: remember(c.table))
-    if stored is not None:
-        svc.presenter.show(stored)  # taps made while the message was on its way
+    stored = await svc.presenter.lobby_posted(key, table.table_id, sent.message_id)
     # Its expiry is a timer in Redis (bot/handlers/timers.py), armed with the save that stored the
     # message id: it survives a restart.
     if stored is None or not stored.armed:

@@ -414,6 +414,19 @@ class Presenter:
         elif snap is not None:
             self.show(snap)
 
+    async def lobby_posted(self, key: TableKey, table_id: str, message_id: int) -> Snapshot | None:
+        """A table's lobby message is out: keep its id (unless another process kept one first) and show
+        the table again, for the taps made while the message was on its way."""
+
+        def remember(stored: Table | None) -> None:
+            if stored is not None and stored.table_id == table_id and stored.lobby_message_id is None:
+                stored.lobby_message_id = message_id
+
+        stored, _ = await self.usecase.run(key, lambda c: remember(c.table))
+        if stored is not None:
+            self.show(stored)
+        return stored
+
     async def _keep(
         self, key: TableKey, change: Callable[[Table | None], bool], what: str
     ) -> tuple[Snapshot | None, bool]:

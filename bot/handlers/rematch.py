@@ -80,14 +80,6 @@ async def rematch_tap(update: Update, button: Button, svc: Services) -> None:
     )
     if sent.message_id is None:
         return  # bot/handlers/faults.py posts a stored lobby without a message at the next start
-    message_id = sent.message_id
-
-    def remember(stored: Table | None) -> None:
-        if stored is not None and stored.table_id == table_id:
-            stored.lobby_message_id = message_id
-
-    stored, _ = await svc.run(key, lambda c: remember(c.table))
-    if stored is not None:
-        svc.presenter.show(stored)  # taps made while the message was on its way
+    stored = await svc.presenter.lobby_posted(key, table_id, sent.message_id)
     if stored is None or not stored.armed:
         await svc.timers.arm(stored or table)
