@@ -37,7 +37,8 @@ def seat_name(tr: Tr, table: Table, seat: int, *, mention: bool = False) -> str:
     s = table.seats[seat]
     if s is None:
         if seat in blind_seats(table):
-            return tr("seat.blind", name=seat_name(tr, table, (seat + 2) % 4))
+            # A blind is named after its partner, who decides for it.
+            return tr("seat.blind", name=seat_name(tr, table, decider(table, seat)))
         return tr("seat.empty")
     number = number_of(table, seat)  # a bot keeps its lobby number when the people move
     if seat in table.away and not s.is_bot:  # the bot player decides for them (turn timers)
