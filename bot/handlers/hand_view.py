@@ -238,7 +238,8 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int, *, h
         lines.extend(sochi_view.talon_lines(tr, table, deal, lone_line=False))
         partner = ""
     else:
-        us, them = seat % 2, 1 - seat % 2
+        us = view.pair_of[seat]
+        them = 1 - us
         partner = seat_name(tr, table, PARTNER_OF[seat])
         if people_view.individual(table):
             # ``blind_rotates``: this deal's pair, then each person's own penalty.
