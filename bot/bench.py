@@ -397,7 +397,7 @@ async def serve_bot(
     watch.cancel()
     svc_stats = services_of(app).stats
     me = psutil.Process()
-    # The thinking processes of a ``processes`` pool run under its fork server, a child of this one.
+    # The thinking processes of a ``processes`` pool are this process's children.
     pool_cpu = round(_cpu_of(me) - _cpu_of_self(me), 1) if thinking == "processes" else None
     Path(stats).write_text(json.dumps({
         "taps": list(svc_stats.tap_times), "queued": list(svc_stats.queued_times),

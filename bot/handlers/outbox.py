@@ -382,6 +382,10 @@ class Outbox:
                     await self.pace.sleep(min(0.25, relaxed_at - now))
                     continue
             await self._wait_turn(chat_id, chat)
+            if op not in chat.queue:
+                # Dropped while it waited for its turn (a delete of the message it edits) or moved to
+                # the chat's new id: nothing to send here.
+                continue
             self._take(chat, op)
             if op.kind == "edit" and self._sent.get((chat_id, op.message_id or 0)) == op.content:
                 _settle(op, Sent(op.message_id))

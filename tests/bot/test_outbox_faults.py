@@ -6,6 +6,7 @@ A fake pace records the backoff instead of sleeping, so the schedule itself is c
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
@@ -105,6 +106,26 @@ async def test_a_delete_drops_the_edit_still_waiting_and_is_retried_after_a_5xx(
     assert anya.dm.message(message.message_id).deleted
     assert driver.calls("editMessageText") == []
     assert [c.error_code for c in driver.calls("deleteMessage")] == [502, None]
+
+
+async def test_a_delete_while_the_edit_waits_for_its_turn_drops_it_and_the_chat_goes_on(
+    bot: Bot, driver: Driver
+) -> None:
+    # The edit is the chat's next call and already waiting out the chat's pace when the delete of
+    # its message comes: the worker must not trip over the edit gone from its queue (it once raised
+    # ValueError there, and the delete and every later call to the chat then waited for ever).
+    anya = driver.add_user("Аня")
+    await anya.start()
+    outbox = Outbox(bot, limits=dataclasses.replace(Limits.off(), private_interval=0.3))
+    message = await outbox.send(anya.id, Content("⏳ reminder"))
+    assert message.message_id is not None
+    outbox.edit(anya.id, message.message_id, Content("never shown"))
+    await asyncio.sleep(0.1)  # the worker has taken the edit and waits for the chat's turn
+    deleted = outbox.delete(anya.id, message.message_id)
+    assert (await asyncio.wait_for(deleted, 5)).message_id == message.message_id
+    assert (await asyncio.wait_for(outbox.send(anya.id, Content("next")), 5)).message_id is not None
+    assert anya.dm.message(message.message_id).deleted
+    assert driver.calls("editMessageText") == []
 
 
 async def test_a_call_that_keeps_failing_is_given_up(bot: Bot, driver: Driver) -> None:
