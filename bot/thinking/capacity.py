@@ -79,6 +79,26 @@ def views(count: int, preset: str, seed: int) -> list[SeatView]:
     return out
 
 
+def spin(n: int) -> int:
+    """Pure Python arithmetic for ``n`` steps: what the machine's cores give CPU-bound Python, beside
+    the search (a second worker can add no more than this does)."""
+    x = 0
+    for i in range(n):
+        x += i * i % 7
+    return x
+
+
+#: Steps of one :func:`spin` job: about a search decision's time.
+SPIN = 400_000
+
+
+async def spins(thinker: Thinker, jobs: int) -> float:
+    """``jobs`` :func:`spin` jobs at once in the thinker's pool; jobs per second."""
+    started = time.perf_counter()
+    await asyncio.gather(*(thinker.run(spin, SPIN) for _ in range(jobs)))
+    return jobs / (time.perf_counter() - started)
+
+
 async def batch(thinker: Thinker, batch_views: list[SeatView]) -> float:
     """Submit every view at once; decisions per second until the last answer."""
     started = time.perf_counter()
@@ -128,6 +148,7 @@ async def measure(
     """``rounds`` rounds of a ``size``-decision batch per worker count, alternating; the figures."""
     setups: dict[int, _Setup] = {}
     rates: dict[int, list[float]] = {n: [] for n in counts}
+    spun: dict[int, list[float]] = {n: [] for n in counts}
     try:
         for n in counts:
             setups[n] = await _setup(kind, n, url)
@@ -137,6 +158,8 @@ async def measure(
             batch_views = views(size, preset, seed + 100 + r)
             for n in counts:
                 rates[n].append(await batch(setups[n].thinker, batch_views))
+                if kind == "processes":
+                    spun[n].append(await spins(setups[n].thinker, size))
     finally:
         for setup in setups.values():
             await setup.close()
@@ -152,7 +175,16 @@ async def measure(
         **{f"decisions_per_s_{n}_workers": round(statistics.median(rates[n]), 2) for n in counts},
         **{f"rounds_{n}_workers": [round(x, 2) for x in rates[n]] for n in counts},
         **{f"ratio_{n}_to_{counts[0]}": round(statistics.median(rates[n]) / base, 2) for n in counts[1:]},
+        **_ceiling(spun, counts),
     }
+
+
+def _ceiling(spun: dict[int, list[float]], counts: list[int]) -> dict[str, float]:
+    """The same ratios for :func:`spin` jobs (``processes`` only): the machine's own ceiling."""
+    if not spun[counts[0]]:
+        return {}
+    base = statistics.median(spun[counts[0]])
+    return {f"spin_ratio_{n}_to_{counts[0]}": round(statistics.median(spun[n]) / base, 2) for n in counts[1:]}
 
 
 async def _main(args: argparse.Namespace) -> dict[str, Any]:

@@ -46,3 +46,9 @@ async def test_measure_times_each_worker_count_alternately(kind: str, plain_redi
     assert figures["ratio_2_to_1"] == pytest.approx(
         figures["decisions_per_s_2_workers"] / figures["decisions_per_s_1_workers"], abs=0.01
     )
+    # The machine's ceiling, timed in the same pool, where the pool is this instance's processes.
+    assert ("spin_ratio_2_to_1" in figures) == (kind == "processes")
+
+
+def test_spin_is_plain_arithmetic() -> None:
+    assert capacity.spin(10) == sum(i * i % 7 for i in range(10))
