@@ -1,4 +1,5 @@
-"""Classic's brag (хвалёж) and the exchange with the open hand (RULES.md §2).
+"""Classic's brag (хвалёж) (RULES.md §2): the kinds, the lays, the brag tricks; the exchange after it
+is :mod:`bot.engine.exchange`'s.
 
 These functions drive a deal through the phases before the first lead of a classic deal after the
 first, through the deal's public interface (:class:`bot.engine.phase.DealCore`); the brag's own state
@@ -8,11 +9,12 @@ is a :class:`BragState` the deal keeps and hands in.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations, permutations
+from itertools import permutations
 
-from bot.engine import sochi
+from bot.engine import exchange, sochi
 from bot.engine.actions import Action, Brag, ChooseBragKind, Cut, Exchange, ExchangeGive
 from bot.engine.cards import ALL_CARDS, Card, Rank, cards_of
+from bot.engine.exchange import ExchangePlan
 from bot.engine.phase import DealCore, Phase, Refusal, Trick, refused
 from bot.engine.rules import BragKind, ClassicOptions
 
@@ -70,15 +72,6 @@ class BragState:
     def turned(self) -> bool:
         """Whether the brag cards have been turned (the brag tricks are made)."""
         return self.leader >= 0
-
-
-@dataclass(frozen=True)
-class ExchangePlan:
-    """Who would exchange what: the open hand gives ``give`` (its trumps) for as many non-trumps."""
-
-    strong: int
-    open: int
-    give: tuple[Card, ...]
 
 
 def start(deal: DealCore) -> BragState:
@@ -190,9 +183,11 @@ def apply(deal: DealCore, st: BragState, seat: int, action: Action) -> None:
     if isinstance(action, Brag):
         lay(deal, st, seat, action.cards)
     elif isinstance(action, Exchange):
-        exchange_decision(deal, st, seat, action.accept)
+        assert st.exchange is not None
+        st.exchange = exchange.answer(deal, st.exchange, st.bragger, st.leader, seat, action.accept)
     elif isinstance(action, ExchangeGive):
-        give(deal, st, action.cards)
+        assert st.exchange is not None
+        exchange.give(deal, st.exchange, st.leader, action.cards)
     elif isinstance(action, ChooseBragKind):
         deal.events.append(f"brag_{action.kind.value}")
         begin(deal, st, action.kind)
@@ -209,7 +204,8 @@ def refusal(deal: DealCore, st: BragState, seat: int, action: Action) -> Refusal
     elif isinstance(action, Cut) and phase is Phase.CUT:
         ok = 1 <= action.at < len(st.stock)
     elif isinstance(action, ExchangeGive) and phase is Phase.EXCHANGE_GIVE:
-        ok = can_give(deal, st, seat, action.cards)
+        assert st.exchange is not None
+        ok = exchange.can_give(deal, st.exchange, seat, action.cards)
     else:
         ok = action in legal(deal, st, seat)
     return None if ok else refused(phase, action)
@@ -238,10 +234,8 @@ def legal(deal: DealCore, st: BragState, seat: int) -> list[Action]:
     if phase is Phase.CUT:
         return [Cut(i) for i in range(1, len(st.stock))]
     if phase is Phase.EXCHANGE_GIVE:
-        plan = st.exchange
-        assert plan is not None
-        plain = [c for c in deal.hand(seat) if not t.is_trump(c)]
-        return [ExchangeGive(cs) for cs in combinations(plain, len(plan.give))]
+        assert st.exchange is not None
+        return exchange.gifts(deal, st.exchange, seat)
     return []
 
 
@@ -259,22 +253,6 @@ def can_lay(deal: DealCore, st: BragState, seat: int, laid: tuple[Card, ...]) ->
             return True
         return len(laid) == 2 and all(c in st.first_group for c in laid) and _double_pair(*laid)
     return len(laid) == (2 if st.double else 1)
-
-
-def can_give(deal: DealCore, st: BragState, seat: int, cs: tuple[Card, ...]) -> bool:
-    """Whether the strong hand may give ``cs``: as many of his non-trumps as the open hand gives trumps."""
-    plan = st.exchange
-    t = deal.tables
-    assert plan is not None and t is not None
-    mask = 0
-    for c in cs:
-        mask |= c.bit
-    return (
-        seat == plan.strong
-        and len(cs) == len(plan.give) == mask.bit_count()
-        and not mask & t.trump_mask
-        and mask & deal.hands[seat] == mask
-    )
 
 
 def _double_pair(a: Card, b: Card) -> bool:
@@ -315,63 +293,6 @@ def lay(deal: DealCore, st: BragState, seat: int, laid: tuple[Card, ...]) -> Non
                 st.stock.append(c)
     st.turns.pop(0)
     _next_turn(deal, st)
-
-
-def exchange_decision(deal: DealCore, st: BragState, seat: int, accept: bool) -> None:
-    """A partner of the non-bragging pair agrees to the exchange or refuses it (which ends it)."""
-    plan = st.exchange
-    assert plan is not None
-    if not accept:
-        deal.events.append("exchange_refused")
-        st.exchange = None
-        deal.start_play(st.leader)
-        return
-    if seat == (st.bragger + 1) % N_SEATS:
-        deal.wait_for(Phase.EXCHANGE, (st.bragger + 3) % N_SEATS)
-    else:
-        deal.wait_for(Phase.EXCHANGE_GIVE, plan.strong)
-
-
-def give(deal: DealCore, st: BragState, cs: tuple[Card, ...]) -> None:
-    """The strong hand gives ``cs`` for the open hand's trumps; the open hand is shown to everyone."""
-    plan = st.exchange
-    assert plan is not None
-    hands = deal.hands
-    for c in plan.give:
-        hands[plan.open] ^= c.bit
-        hands[plan.strong] |= c.bit
-        deal.known[plan.open][plan.strong] |= c.bit
-    for c in cs:
-        hands[plan.strong] ^= c.bit
-        hands[plan.open] |= c.bit
-    deal.open_hand(plan.open)
-    deal.events.append("exchange")
-    # Four queens made by the exchange void the deal too (seed 000: "это следует помнить при обмене").
-    if deal.redeal_if_four_queens():
-        return
-    deal.start_play(st.leader)
-
-
-def plan_exchange(deal: DealCore, st: BragState) -> ExchangePlan | None:
-    """The exchange the non-bragging pair could make now, or ``None`` when it is not offered."""
-    t = deal.tables
-    assert t is not None
-    n1, n2 = (st.bragger + 1) % N_SEATS, (st.bragger + 3) % N_SEATS
-    c1 = (deal.hands[n1] & t.trump_mask).bit_count()
-    c2 = (deal.hands[n2] & t.trump_mask).bit_count()
-    strong, open_ = (n1, n2) if c1 >= c2 else (n2, n1)
-    trumps = cards_of(deal.hands[open_] & t.trump_mask)
-    plain = (deal.hands[strong] & ~t.trump_mask).bit_count()
-    if not trumps:
-        return None
-    if plain >= len(trumps):
-        return ExchangePlan(strong, open_, tuple(trumps))
-    lowest = min(trumps, key=lambda c: t.power[c.id])
-    small = lowest.suit is t.trump and lowest.rank not in (Rank.QUEEN, Rank.JACK) and lowest != t.top
-    giving = tuple(c for c in trumps if c != lowest)
-    if not small or not giving or plain < len(giving):
-        return None
-    return ExchangePlan(strong, open_, giving)
 
 
 def _next_turn(deal: DealCore, st: BragState) -> None:
@@ -463,7 +384,7 @@ def _resolve(deal: DealCore, st: BragState) -> None:
     if deal.redeal_if_four_queens():
         return
     if deal.pair_of[leader] == bragging and deal.rules.exchange_allowed:
-        plan = plan_exchange(deal, st)
+        plan = exchange.offer(t, deal.hands, st.bragger)
         if plan is not None:
             st.exchange = plan
             deal.wait_for(Phase.EXCHANGE, (st.bragger + 1) % N_SEATS)

@@ -30,7 +30,7 @@ from typing import Any
 
 from bot.engine import brag, flip, sochi
 from bot.engine.actions import Action, Play, action_to_json
-from bot.engine.brag import BragState, ExchangePlan
+from bot.engine.brag import BragState
 from bot.engine.cards import (
     ALL_CARDS,
     JACK_OF_CLUBS,
@@ -44,6 +44,7 @@ from bot.engine.cards import (
     mask_of,
 )
 from bot.engine.errors import IllegalMoveError, KozelError, Reason
+from bot.engine.exchange import ExchangePlan
 from bot.engine.order import TRUMP, Tables, tables_for
 from bot.engine.phase import Phase as Phase  # re-exported: Phase and Trick were born here
 from bot.engine.phase import Trick as Trick

@@ -22,8 +22,8 @@ from bot.engine.ai.easy import choose_other
 from bot.engine.ai.search import MEDIUM, SearchPlayer
 from bot.engine.ai.trick import policy_rollout
 from bot.engine.ai.world import PAIR_OF, bits_of
-from bot.engine.brag import plan_exchange
 from bot.engine.cards import ALL_CARDS, Suit, cards, deck_for
+from bot.engine.exchange import offer
 from bot.engine.order import Tables
 from bot.engine.view import SeatView
 from tests.ai.players import fixed
@@ -85,9 +85,9 @@ def rearrange(deal: Deal, open_hand: Callable[[list[int], list[int]], tuple[list
             rest = rest[sizes[h] :]
     assert [h.bit_count() for h in hands] == sizes
     deal.hands[:] = hands
-    offered = plan_exchange(deal, deal.brag)  # type: ignore[arg-type]
+    assert deal.brag is not None and deal.tables is not None
+    offered = offer(deal.tables, deal.hands, deal.brag.bragger)
     assert offered is not None and (offered.strong, offered.open) == (plan.strong, plan.open)
-    assert deal.brag is not None
     deal.brag.exchange = offered  # the gift's size follows the open hand's trumps
 
 

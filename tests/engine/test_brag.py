@@ -24,7 +24,7 @@ from bot.engine import (
     deck_for,
     view_for,
 )
-from bot.engine.brag import plan_exchange
+from bot.engine.exchange import offer
 from tests.engine.helpers import play_out
 
 CLASSIC = Rules.make("classic")
@@ -262,7 +262,8 @@ def test_exchange_offered_only_to_the_non_bragging_pair_that_lost_the_brag() -> 
             assert deal.exchange is not None
             assert {deal.exchange.strong, deal.exchange.open} == {(bragger + 1) % 4, (bragger + 3) % 4}
         else:
-            assert plan_exchange(deal, deal.brag) is None
+            assert deal.tables is not None
+            assert offer(deal.tables, deal.hands, bragger) is None
 
 
 def test_exchange_needs_both_partners_and_a_refusal_ends_it() -> None:

@@ -4,7 +4,7 @@
 At a decision before the first lead the seat samples worlds — full placements of the cards it cannot
 see — consistent with its view (:func:`sampler`): its own hand and the cards it saw, the hand sizes,
 and what the table told: during classic's exchange talk the partner's trump and non-trump counts and
-that an exchange was offered at all (:func:`bot.engine.brag.plan_exchange` must offer it in the
+that an exchange was offered at all (:func:`bot.engine.exchange.offer` must offer it in the
 world, giving as many trumps as the legal gifts hold); in flip's swap phase who was asked so far and
 what he chose (:class:`~bot.engine.ai.sample.SwapCheck` on the seats already checked). For each
 candidate decision the world is carried to the first lead — the decisions still to come taken by the
@@ -24,14 +24,13 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from bot.engine.actions import Action, Declare, Exchange, ExchangeGive, Swap, SwapReturn
-from bot.engine.brag import BragState, plan_exchange
 from bot.engine.cards import ALL_CARDS, Suit, mask_of
 from bot.engine.deal import Phase
+from bot.engine.exchange import offer
 from bot.engine.order import Tables, tables_for
-from bot.engine.phase import DealCore
 from bot.engine.play import PlayState, play_rules
 from bot.engine.view import SeatView
 
@@ -244,19 +243,9 @@ def hidden_trumps(view: SeatView) -> dict[int, int]:
 # ---------------------------------------------------------------------------- classic's exchange
 
 
-class _Table:
-    """What :func:`bot.engine.brag.plan_exchange` reads of a deal and its brag, for a sampled world."""
-
-    def __init__(self, tables: Tables, hands: Hands, bragger: int) -> None:
-        self.tables = tables
-        self.hands = hands
-        self.bragger = bragger
-
-
 def _plan(t: Tables, hands: Hands, bragger: int) -> tuple[int, int, int] | None:
     """The exchange the world offers: (strong seat, open seat, the open hand's trumps it gives)."""
-    table = _Table(t, hands, bragger)
-    plan = plan_exchange(cast(DealCore, table), cast(BragState, table))
+    plan = offer(t, hands, bragger)
     if plan is None:
         return None
     return plan.strong, plan.open, mask_of(list(plan.give))
