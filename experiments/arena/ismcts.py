@@ -20,7 +20,8 @@ from collections.abc import Callable
 
 from bot.engine.actions import Action
 from bot.engine.ai.easy import choose_card, choose_other
-from bot.engine.ai.sample import knowledge, sample_world
+from bot.engine.ai.knowledge import knowledge
+from bot.engine.ai.sample import sample_world
 from bot.engine.ai.search import HARD, SearchPlayer, _play
 from bot.engine.ai.trick import policy_rollout
 from bot.engine.ai.weigh import history, likelihood

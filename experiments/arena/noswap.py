@@ -1,4 +1,4 @@
-"""Experiment: the levels without flip's swap-phase inference (:class:`bot.engine.ai.sample.SwapCheck`):
+"""Experiment: the levels without flip's swap-phase inference (:class:`bot.engine.ai.knowledge.SwapCheck`):
 their worlds ignore who was asked to swap and what he chose, as before that inference was added."""
 
 import inspect
@@ -6,7 +6,7 @@ import textwrap
 from typing import Any
 
 import bot.engine.ai.easy as E
-import bot.engine.ai.sample as P
+import bot.engine.ai.knowledge as P
 import bot.engine.ai.search as S
 
 _ns_p: dict[str, Any] = dict(vars(P))

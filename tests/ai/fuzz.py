@@ -4,7 +4,7 @@
 Each seed picks a rule set (every one of ``tests/engine/test_properties.py`` and a few more option
 mixes) and four players from ``easy``, ``random``, ``greedy`` and the tiny search levels, and plays up to
 12 deals of a match. Before every play decision it checks that the seat's knowledge of the hidden cards
-(:func:`bot.engine.ai.sample.knowledge`) admits the true hands (the trumps counted in classic's mirror
+(:func:`bot.engine.ai.knowledge.knowledge`) admits the true hands (the trumps counted in classic's mirror
 and fishing too) — except on flip after a partner
 returned a trump for a swap, which the knowledge reads, as a strong player returns, as a plain card —
 and that every decision is legal. Prints each failing seed with its traceback, then the totals; exits
@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from bot.engine import ALL_CARDS, BragKind, Deal, Match, Phase, Rules, view_for
 from bot.engine.ai.base import Player, make_player
-from bot.engine.ai.sample import knowledge
+from bot.engine.ai.knowledge import knowledge
 from bot.engine.rules import PRESETS, ClassicOptions
 from tests.ai import players as tiny
 from tests.engine.test_properties import RULESETS

@@ -11,7 +11,8 @@ import pytest
 from bot.engine import Deal, Phase, Rules
 from bot.engine.actions import Play
 from bot.engine.ai.easy import EasyPlayer, _trick_key, choose_card, play_out
-from bot.engine.ai.sample import STOCK, Knowledge, _place, eggs_before_of, knowledge, true_world
+from bot.engine.ai.knowledge import STOCK, Knowledge, eggs_before_of, knowledge
+from bot.engine.ai.sample import _place, true_world
 from bot.engine.ai.trick import finish
 from bot.engine.ai.world import N_SEATS, Static, World, bits_of, rollout
 from bot.engine.cards import ALL_CARDS

@@ -1,4 +1,4 @@
-"""What a seat knows of the hidden cards (``bot.engine.ai.sample.knowledge``) never rules out the truth.
+"""What a seat knows of the hidden cards (``bot.engine.ai.knowledge.knowledge``) never rules out the truth.
 
 Flip, with its swap phase, has its own tests (``test_swap_inference.py``); here every other rule set."""
 
@@ -9,7 +9,8 @@ import random
 import pytest
 
 from bot.engine import PARTNER_OF, Rules, view_for
-from bot.engine.ai.sample import knowledge, sample_world
+from bot.engine.ai.knowledge import knowledge
+from bot.engine.ai.sample import sample_world
 from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 

@@ -9,7 +9,8 @@ from bot.engine import Deal, Match, Phase, cards, view_for
 from bot.engine.actions import Discard
 from bot.engine.ai import make_player
 from bot.engine.ai.discard import choose_discard
-from bot.engine.ai.sample import STOCK, knowledge, sample_world
+from bot.engine.ai.knowledge import STOCK, knowledge
+from bot.engine.ai.sample import sample_world
 from bot.engine.cards import mask_of
 from tests.ai.players import tiny_hard, tiny_medium
 from tests.engine.sochi_helpers import SOCHI, sochi_deck

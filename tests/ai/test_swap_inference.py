@@ -8,7 +8,8 @@ import random
 import pytest
 
 from bot.engine import Deal, Phase, Rules, Swap, SwapReturn, card, view_for
-from bot.engine.ai.sample import knowledge, sample_world
+from bot.engine.ai.knowledge import knowledge
+from bot.engine.ai.sample import sample_world
 from tests.ai.deals import play_turns
 from tests.engine.test_flip import SWAP_HANDS, _deck
 

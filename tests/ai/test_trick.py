@@ -7,7 +7,8 @@ import random
 import pytest
 
 from bot.engine import Rules, Suit, cards, tables_for
-from bot.engine.ai.sample import knowledge, sample_world, true_world
+from bot.engine.ai.knowledge import knowledge
+from bot.engine.ai.sample import sample_world, true_world
 from bot.engine.ai.trick import finish, lead, policy_rollout
 from bot.engine.ai.world import PAIR_OF, POINT_WEIGHT, TRICK_WEIGHT, Static, World, bits_of
 from bot.engine.cards import mask_of

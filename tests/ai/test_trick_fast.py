@@ -9,7 +9,8 @@ import pytest
 
 from bot.engine import Deal, Rules
 from bot.engine.ai import trick
-from bot.engine.ai.sample import knowledge, sample_world, true_world
+from bot.engine.ai.knowledge import knowledge
+from bot.engine.ai.sample import sample_world, true_world
 from bot.engine.ai.world import bits_of
 from bot.engine.view import view_for
 from tests.ai import reference_trick as ref

@@ -7,7 +7,8 @@ import statistics
 
 from bot.engine import card
 from bot.engine.ai.base import make_player
-from bot.engine.ai.sample import knowledge, sample_world, true_world
+from bot.engine.ai.knowledge import knowledge
+from bot.engine.ai.sample import sample_world, true_world
 from bot.engine.ai.weigh import history, likelihood
 from bot.engine.cards import mask_of
 from bot.engine.deal import Phase

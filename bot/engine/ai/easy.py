@@ -42,7 +42,8 @@ from bot.engine.play import play_out as kernel_play_out
 from bot.engine.view import SeatView
 
 from .discard import choose_discard
-from .sample import Knowledge, knowledge, sample_world
+from .knowledge import Knowledge, knowledge
+from .sample import sample_world
 from .solver import merge_equivalent
 from .trick import beaters, finish
 from .world import N_SEATS, QC_BIT, Static, World, bits_of, worth

@@ -6,7 +6,7 @@ see — consistent with its view (:func:`sampler`): its own hand and the cards i
 and what the table told: during classic's exchange talk the partner's trump and non-trump counts and
 that an exchange was offered at all (:func:`bot.engine.exchange.offer` must offer it in the
 world, giving as many trumps as the legal gifts hold); in flip's swap phase who was asked so far and
-what he chose (:class:`~bot.engine.ai.sample.SwapCheck` on the seats already checked). For each
+what he chose (:class:`~bot.engine.ai.knowledge.SwapCheck` on the seats already checked). For each
 candidate decision the world is carried to the first lead — the decisions still to come taken by the
 rule player's rules (:func:`bot.engine.ai.easy.choose_other`): the partner accepts, the strong hand
 gives its cheapest non-trumps, a later one-trump hand passes a trump that is not the шмон and his
@@ -35,7 +35,7 @@ from bot.engine.play import PlayState, play_rules
 from bot.engine.view import SeatView
 
 from .easy import choose_other
-from .sample import SwapCheck, brag_tricks, eggs_before_of
+from .knowledge import SwapCheck, brag_tricks, eggs_before_of
 from .trick import policy_rollout
 from .world import N_SEATS, PAIR_OF, bits_of
 

@@ -41,7 +41,8 @@ from bot.engine.view import SeatView, view_for
 
 from . import preplay
 from .easy import choose_card, choose_other
-from .sample import knowledge, sample_world, true_world
+from .knowledge import knowledge
+from .sample import sample_world, true_world
 from .solver import Solver, SolveTimeout, merge_equivalent
 from .trick import finish, policy_rollout
 from .weigh import history, likelihood

@@ -20,7 +20,7 @@ from __future__ import annotations
 from bot.engine.cards import POINTS_BY_ID
 from bot.engine.view import SeatView
 
-from .sample import brag_tricks
+from .knowledge import brag_tricks
 from .trick import finish, lead
 from .world import N_SEATS, Static
 
