@@ -262,12 +262,12 @@ async def back_tap(update: Update, button: Button, svc: Services) -> None:
     tr = await user_tr(svc, user)
     await quiet_answer(query, tr("timer.back_toast"))
     assert snap is not None
-    if not was_away:
-        return
     if query.message is not None:
+        # Its keyboard goes even when the person was back already (a keyboard a restart left behind).
         lang_tr = tr if query.message.chat.id == user.id else await svc.presenter.group_tr(snap.table.chat_id)
         name = escape(user.first_name)
         svc.outbox.edit(
             query.message.chat.id, query.message.message_id, Content(lang_tr("timer.back", name=name))
         )
-    await svc.publish(snap)
+    if was_away:
+        await svc.publish(snap)

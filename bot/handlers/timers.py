@@ -47,8 +47,13 @@ from bot.handlers.words import decider, seat_name
 from bot.storage import ChatSettings, StaleWrite, Table, TimerPlan
 
 _LOG = logging.getLogger(__name__)
-TimerKind = Literal["remind", "timeout", "away", "lobby", "table"]
-_KINDS: tuple[TimerKind, ...] = ("remind", "timeout", "away", "lobby", "table")
+TimerKind = Literal["remind", "timeout", "away", "lobby", "table", "tidy"]
+_KINDS: tuple[TimerKind, ...] = ("remind", "timeout", "away", "lobby", "table", "tidy")
+#: The timers of a person's turn.
+_TURN_KINDS: tuple[TimerKind, ...] = ("remind", "timeout", "away")
+#: A reminder's ``tidy`` timer fires this long after the turn's timeout, and again as long after that
+#: while the turn still waits (its person ticking cards holds it off).
+TIDY_AFTER = 5.0
 #: Timers taken per tick; the rest wait for the next one.
 CLAIM_BATCH = 100
 #: A timer whose firing failed (storage trouble) is tried again this much later.
@@ -59,7 +64,8 @@ STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError)
 
 @dataclass(frozen=True, slots=True)
 class TimerId:
-    """What a timer is for; the sorted set's member is ``kind|chat|thread|table|deal|moves|seat``."""
+    """What a timer is for; the sorted set's member is ``kind|chat|thread|table|deal|moves|seat``, and
+    for ``tidy`` (a reminder to delete once its turn is gone) ``…|seat|<user id>:<message id>``."""
 
     kind: TimerKind
     chat_id: int
@@ -68,6 +74,8 @@ class TimerId:
     deal_seq: int = 0
     moves: int = 0
     seat: int = 0
+    #: ``tidy``: the private chat and the message of the reminder.
+    message: tuple[int, int] | None = None
 
     def pack(self) -> str:
         """The sorted-set member."""
@@ -80,20 +88,25 @@ class TimerId:
             self.moves,
             self.seat,
         )
-        return "|".join(str(f) for f in fields)
+        tail = f"|{self.message[0]}:{self.message[1]}" if self.message is not None else ""
+        return "|".join(str(f) for f in fields) + tail
 
     @classmethod
     def parse(cls, member: str) -> TimerId | None:
         """The timer behind a member, or None for anything malformed."""
         parts = member.split("|")
-        if len(parts) != 7 or parts[0] not in _KINDS:
+        if len(parts) not in (7, 8) or parts[0] not in _KINDS or (len(parts) == 8) != (parts[0] == "tidy"):
             return None
         kind = next(k for k in _KINDS if k == parts[0])
         try:
             chat, thread, seq, moves, seat = (int(parts[i]) for i in (1, 2, 4, 5, 6))
+            message = None
+            if len(parts) == 8:
+                user, _, message_id = parts[7].partition(":")
+                message = (int(user), int(message_id))
         except ValueError:
             return None
-        return cls(kind, chat, thread or None, parts[3], seq, moves, seat)
+        return cls(kind, chat, thread or None, parts[3], seq, moves, seat, message)
 
     @property
     def key(self) -> TableKey:
@@ -142,7 +155,7 @@ def taken_turn_timers(snap: Snapshot) -> list[str]:
     deal = snap.deal if table.status == "playing" and m is not None else None
     if m is None or deal is None:
         return []
-    kinds: tuple[TimerKind, ...] = ("remind", "timeout", "away")
+    kinds = _TURN_KINDS
     key = (table.chat_id, table.thread_id, table.table_id)
     first = max(0, len(deal.moves) - TAKEN_TURNS)
     return [
@@ -181,8 +194,9 @@ class Timers:
         self._tasks: set[asyncio.Task[None]] = set()
         #: The timers this process fired lately (tests and logs look at it).
         self.fired: deque[str] = deque(maxlen=1000)
-        #: Reminders and "I'm back" keyboards to tidy once moot (bot/handlers/leftovers.py).
-        self.leftovers = Leftovers(core.outbox)
+        #: Reminders and "I'm back" keyboards to tidy once moot (bot/handlers/leftovers.py); a
+        #: reminder tidied so drops its ``tidy`` timer, which would otherwise delete it again.
+        self.leftovers = Leftovers(core.outbox, dropped=self._drop_soon)
 
     # ----- arming ------------------------------------------------------------------------------
 
@@ -210,7 +224,7 @@ class Timers:
                 now = core.settings.clock()
                 named = {
                     kind: TimerId(kind, *key, table.table_id, turn.deal_seq, turn.moves, turn.seat).pack()
-                    for kind in _KINDS
+                    for kind in _TURN_KINDS
                 }
                 if decider(table, turn.seat) in table.away:
                     due[named["away"]] = now + core.settings.bot_delay
@@ -241,6 +255,18 @@ class Timers:
         self.leftovers.tidy(snap.table, (turn.deal_seq, turn.moves, turn.seat) if turn is not None else None)
         if not snap.armed:
             self.arm_soon(snap)
+
+    def _drop_soon(self, member: str) -> None:
+        """Drop the timer ``member`` in the background (a reminder's ``tidy`` once it is deleted)."""
+        task = asyncio.create_task(self._drop_logged(member), name="drop timer")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _drop_logged(self, member: str) -> None:
+        try:
+            await self.core.storage.add_timers({}, drop=[member])
+        except Exception as e:  # it fires then, finds the reminder's turn gone and deletes it again
+            _LOG.warning("could not drop timer %s: %s", member, e)
 
     def arm_soon(self, table: Table | Snapshot) -> None:
         """:meth:`arm` in the background, so a tap's answer does not wait for it."""
@@ -316,6 +342,8 @@ class Timers:
                 await self._remind(timer)
             elif timer.kind in ("timeout", "away"):
                 await self._timeout(timer)
+            elif timer.kind == "tidy":
+                await self._tidy(timer)
             elif timer.kind == "lobby":
                 await self._expire_lobby(timer)
             else:
@@ -360,12 +388,34 @@ class Timers:
         tr = await self.presenter.user_tr(person)
         text = tr("timer.reminder", chat=escape(table.chat_title), seconds=math.ceil(seconds / 2))
         sent = await core.outbox.send(person.user_id, Content(text))
-        if sent.message_id is not None:  # deleted once the decision is taken or the game ends
+        if sent.message_id is not None:
+            # Deleted once the decision is taken or the game ends: by this process as it sees the
+            # table change, or — after a restart, or a change another process handled — by its
+            # ``tidy`` timer, which any process fires once the turn is gone.
             turn = (timer.deal_seq, timer.moves, timer.seat)
+            tidy = TimerId(
+                "tidy", *timer.key, timer.table_id, *turn, message=(person.user_id, sent.message_id)
+            ).pack()
+            await core.storage.add_timers({tidy: core.settings.clock() + seconds / 2 + TIDY_AFTER})
             item = Leftover(
-                table.table_id, decider(table, timer.seat), person.user_id, sent.message_id, turn=turn
-            )
+                table.table_id, decider(table, timer.seat), person.user_id, sent.message_id, turn=turn,
+                timer=tidy,
+            )  # fmt: skip
             self.leftovers.add(timer.key, item)
+
+    async def _tidy(self, timer: TimerId) -> None:
+        """A reminder's turn is gone (taken, timed out, the game over): delete it; else look again later."""
+        assert timer.message is not None
+        core = self.core
+        snap = await self.tables.load(timer.key)
+        if snap is not None and snap.table.table_id == timer.table_id:
+            turn = turn_of(snap)
+            if turn == Turn(timer.deal_seq, timer.moves, timer.seat):
+                await core.storage.add_timers({timer.pack(): core.settings.clock() + TIDY_AFTER})
+                return
+        chat_id, message_id = timer.message
+        self.leftovers.discard(timer.key, chat_id, message_id)
+        core.outbox.delete(chat_id, message_id)
 
     async def _timeout(self, timer: TimerId) -> None:
         core = self.core

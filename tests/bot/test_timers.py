@@ -20,7 +20,7 @@ from bot.engine.actions import action_to_json
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Services, Settings
-from bot.handlers.timers import TimerId, Turn, turn_of
+from bot.handlers.timers import TIDY_AFTER, TimerId, Turn, turn_of
 from bot.handlers.words import seat_name
 from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
 from bot.sandbox.clock import FakeClock
@@ -155,6 +155,114 @@ async def test_the_reminder_is_deleted_once_the_person_decides(
         if button.payload.startswith("A") and not (await anya.tap(hand, data=data)).show_alert:
             break
     await anya.dm.wait_deleted(reminder)
+
+
+async def test_a_reminder_tidied_by_its_process_drops_its_tidy_timer(
+    app: object, driver: Driver, svc: Services, clock: FakeClock
+) -> None:
+    anya, group = await one_human_game(driver)
+    await armed(svc, group, "timeout")
+    clock.advance(31)
+    reminder = await anya.dm.wait_bot_message(lambda m: "осталось 30 с" in m.content)
+    tidy = await eventually(lambda: _of_kind(svc, "tidy"), "the reminder's tidy timer")
+    parsed = TimerId.parse(tidy[0])
+    assert parsed is not None and parsed.message == (anya.id, reminder.message_id)
+    hand = next(m for m in reversed(anya.dm.bot_messages) if m.buttons)
+    for _, button, data in buttons(svc, hand):
+        if button.payload.startswith("A") and not (await anya.tap(hand, data=data)).show_alert:
+            break
+    await anya.dm.wait_deleted(reminder)
+    # Deleted here at once, so its timer goes: firing later it would delete the message again.
+    await eventually(lambda: _none_of_kind(svc, "tidy"), "the tidy timer dropped")
+
+
+async def test_a_reminder_left_by_a_restart_is_deleted_once_its_turn_is_gone(
+    emulator: Emulator, storage: RedisStorage, settings: Settings, clock: FakeClock
+) -> None:
+    def factory(token: str, **kwargs: Any) -> AnyApplication:
+        return build_application(token, storage=storage, settings=settings, rate_limiter=False, **kwargs)
+
+    driver = Driver(emulator.world, default_timeout=10.0)
+    async with running_bot(factory, emulator) as first:
+        svc = services_of(first)
+        anya, group = await one_human_game(driver)
+        timer = await armed(svc, group, "timeout")
+        clock.advance(31)
+        reminder = await anya.dm.wait_bot_message(lambda m: "осталось 30 с" in m.content)
+        await eventually(lambda: _of_kind(svc, "tidy"), "the reminder's tidy timer")
+    # A new process knows nothing of the reminder; the bot plays at the timeout, and the reminder's
+    # timer, due a few seconds after it, finds the turn gone.
+    async with running_bot(factory, emulator) as second:
+        svc = services_of(second)
+        clock.advance(30)
+        await played(svc, group, timer)
+        await asyncio.sleep(0.2)
+        assert not anya.dm.message(reminder.message_id).deleted, "the turn was just taken"
+        clock.advance(TIDY_AFTER + 1)
+        await anya.dm.wait_deleted(reminder)
+        await eventually(lambda: _none_of_kind(svc, "tidy"), "the tidy timer done")
+
+
+async def test_a_tidy_timer_waits_while_its_turn_still_waits(
+    app: object, driver: Driver, svc: Services, clock: FakeClock
+) -> None:
+    anya, group = await one_human_game(driver)
+    await armed(svc, group, "timeout")
+    clock.advance(31)
+    reminder = await anya.dm.wait_bot_message(lambda m: "осталось 30 с" in m.content)
+    tidy = (await eventually(lambda: _of_kind(svc, "tidy"), "the reminder's tidy timer"))[0]
+    await svc.timers.fire(tidy)  # early, as if it came due while the turn still waits
+    await asyncio.sleep(0.2)
+    assert not anya.dm.message(reminder.message_id).deleted
+    assert tidy in await pending(svc), "set again for later"
+
+
+def test_only_a_tidy_timer_names_a_message() -> None:
+    tidy = TimerId("tidy", -5, None, "t1", 2, 7, 0, message=(42, 99))
+    assert TimerId.parse(tidy.pack()) == tidy
+    assert TimerId.parse("tidy|-5|0|t1|2|7|0") is None
+    assert TimerId.parse("remind|-5|0|t1|2|7|0|42:99") is None
+    assert TimerId.parse("tidy|-5|0|t1|2|7|0|42") is None
+
+
+async def test_an_im_back_keyboard_left_by_a_restart_goes_when_tapped(
+    emulator: Emulator, storage: RedisStorage, settings: Settings, clock: FakeClock
+) -> None:
+    def factory(token: str, **kwargs: Any) -> AnyApplication:
+        return build_application(token, storage=storage, settings=settings, rate_limiter=False, **kwargs)
+
+    driver = Driver(emulator.world, default_timeout=10.0)
+    async with running_bot(factory, emulator) as first:
+        svc = services_of(first)
+        anya, group = await one_human_game(driver)
+        first_turn = await armed(svc, group, "timeout")
+        clock.advance(61)
+        await group.wait_bot_message(lambda m: TIMED_OUT in m.content)
+        await armed(svc, group, "timeout", after=first_turn)
+        clock.advance(61)
+        notice = await group.wait_bot_message(lambda m: AWAY in m.content)
+        dm = await anya.dm.wait_bot_message(lambda m: any("Снова в игре" in b for b, _, _ in buttons(svc, m)))
+    async with running_bot(factory, emulator) as second:
+        svc = services_of(second)
+        await anya.tap(notice, "Снова в игре")  # back, from the group's message
+        await eventually(lambda: _back(svc, group), "Anya back")
+        # The new process never knew of her DM's keyboard; a tap on it, with her back already, takes it away.
+        tap = await anya.tap(dm, "Снова в игре")
+        assert not tap.show_alert
+        await anya.dm.wait_until(dm, lambda m: m.buttons == [] and "снова в игре" in m.content)
+
+
+async def _back(svc: Services, group: SimGroup) -> bool:
+    table = await table_of(svc, group)
+    return table is not None and table.away == []
+
+
+async def _of_kind(svc: Services, kind: str) -> list[str]:
+    return [m for m in await pending(svc) if m.startswith(kind + "|")]
+
+
+async def _none_of_kind(svc: Services, kind: str) -> bool:
+    return not await _of_kind(svc, kind)
 
 
 async def test_the_reminder_is_deleted_when_the_game_is_stopped(
