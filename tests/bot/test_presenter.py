@@ -8,7 +8,7 @@ from bot.handlers.i18n import Tr
 from bot.handlers.presenter import key_of
 from bot.handlers.services import Services
 from bot.sandbox import Driver
-from tests.bot.helpers import play_until, start_game
+from tests.bot.helpers import lobby, play_until, sit, start_game
 
 
 async def test_a_finished_match_is_dropped_and_a_rematch_shown_again(
@@ -77,3 +77,34 @@ async def test_a_stopped_table_is_dropped_even_while_it_renders(
     await svc.outbox.drain()
     assert len(driver.calls()) == calls and svc.presenter.live() == 0
     assert key_of(table) == (group.id, None)
+
+
+async def test_a_deals_messages_still_on_their_way_when_the_game_stops_are_deleted(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    """/stop while the first deal's table message and hand are being sent (Telegram answers late):
+    once they are out they are deleted, not left as a stray "that deal is over" in the group and a
+    live-looking hand in the private chat (seen walking a match in the sandbox)."""
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    await sit(anya, message, 0, group)
+    await anya.tap(message, "Начать")
+    await group.wait_until(message, lambda m: "Посадить туда" in m.content)
+    for chat in (group.id, anya.id):  # sent, but answered only after the /stop below
+        driver.world.inject_faults(method="sendMessage", chat_id=chat, count=1, delay=1.5)
+    await anya.tap(message, "с ботами")
+    await group.wait_until(message, lambda m: "Игра началась" in m.content)
+    await anya.send(group, "/stop")
+    await group.wait_bot_message(lambda m: m.content == Tr("ru")("stop.done"))
+
+    def hands() -> list[str]:
+        return [m.content for m in anya.dm.bot_messages if "раздача №1" in m.content]
+
+    # The hand, once out, goes too.
+    await driver.wait_for(lambda: [c for c in driver.calls("deleteMessage") if c.chat_id == anya.id] or None)
+    await driver.settle()
+    assert [c for c in driver.calls("sendMessage") if c.ok and c.chat_id == group.id]  # it was sent
+    assert not any("Раздача №1" in m.content or "окончена" in m.content for m in group.bot_messages)
+    assert not hands()
+    assert not driver.failed_calls(), driver.failed_calls()[:3]
