@@ -144,3 +144,19 @@ def pair_players(tr: Tr, table: Table, index: int, pair: int) -> str:
     """``Аня и Вера``: the pair as it played the deal at ``index`` (:func:`seat_player`)."""
     a, b = PAIRS[pair]
     return tr("pair.names", a=seat_player(tr, table, index, a), b=seat_player(tr, table, index, b))
+
+
+def match_player(tr: Tr, table: Table, seat: int) -> str:
+    """Who played ``seat`` over the whole match: the person who left it mid-match, with the bot's
+    mark (the bot finished the match for them), else whoever sits there."""
+    m = table.match
+    left = [j for j, seats in m.left.items() if seat in seats] if m is not None else []
+    if m is None or not left:
+        return seat_name(tr, table, seat)
+    return tr("seat.stand_in", name=escape(m.left[min(left)][seat]))
+
+
+def match_pair_players(tr: Tr, table: Table, pair: int) -> str:
+    """``Борис (🤖) и Глеб``: the pair as it played the match (:func:`match_player`)."""
+    a, b = PAIRS[pair]
+    return tr("pair.names", a=match_player(tr, table, a), b=match_player(tr, table, b))

@@ -16,7 +16,7 @@ from bot.handlers.brag_view import public_brag_lines
 from bot.handlers.codec import Codec, Rematch
 from bot.handlers.game import replay, rules_of
 from bot.handlers.i18n import Tr
-from bot.handlers.labels import card_player, current_index, pair_players, seat_player
+from bot.handlers.labels import card_player, current_index, match_pair_players, pair_players, seat_player
 from bot.handlers.outbox import Content
 from bot.handlers.rotation import as_seated
 from bot.handlers.words import (
@@ -259,7 +259,7 @@ def match_over_lines(tr: Tr, table: Table) -> list[str]:
     elif m.loser is None:
         return [tr("match.unfinished")]
     else:
-        names = pair_names(tr, table, m.loser)
+        names = match_pair_players(tr, table, m.loser)  # a person who left keeps the goat's name
         key = "match.goat_drivers" if m.title == GOAT_WITH_DRIVERS else "match.goat"
         lines = [tr(key, names=names, a=m.penalty[0], b=m.penalty[1])]
     if m.eggs and m.egg_cards:

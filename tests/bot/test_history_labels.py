@@ -151,6 +151,8 @@ async def test_after_a_mid_deal_leave_the_brag_the_pairs_and_the_viewer_name_who
     await group.wait_text("Игра остановлена")
     await anya.send(group, "/history")
     listing = await group.wait_text("Последние партии")
+    # The match's pairs: her seat is hers, the bot finishing the match for her.
+    assert "Аня (🤖) и 🤖 Бот №3" in listing.content and "Бот №1" not in listing.content, listing.content
     await anya.tap(listing, "Просмотр 1")
     viewer = await group.wait_bot_message(lambda m: "Просмотр" in m.content and "шаг 0" in m.content)
     assert "Аня: " in viewer.content and "Бот №1" not in viewer.content, viewer.content
