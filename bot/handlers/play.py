@@ -171,9 +171,10 @@ async def play_tap(
             own = [a for s, a in moves if s == seat]
             if own and own[-1] == action:
                 raise Notice("alert.already_done") from None
-            if isinstance(payload, Act) and e.reason is Reason.NOT_YOUR_TURN:
-                # A live keyboard (drawn on the seat's turn) tapped again before its edit came: the
-                # turn has passed (a quick second tap on another card), nothing to read and dismiss.
+            recent = [s for s, _ in moves[-len(table.seats) :]]
+            if isinstance(payload, Act) and e.reason is Reason.NOT_YOUR_TURN and seat in recent:
+                # The keyboard of the seat's own decision, just taken (a quick second tap on another
+                # card before the hand's edit came): nothing to read and dismiss.
                 raise Notice("alert.not_your_turn") from None
             if isinstance(action, Discard):
                 raise discard_refusal(action, e) from None
