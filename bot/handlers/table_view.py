@@ -84,7 +84,8 @@ def header(tr: Tr, table: Table, deal: Deal) -> list[str]:
         lines.append(
             tr(
                 "table.pair",
-                names=pair_names(tr, table, pair),
+                # A person who left this deal: "Борис (🤖)", as its summary will say.
+                names=pair_players(tr, table, current_index(table), pair),
                 penalty=m.penalty[pair],
                 tricks=deal.tricks_won[pair],
             )

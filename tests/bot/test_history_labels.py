@@ -134,6 +134,11 @@ async def test_after_a_mid_deal_leave_the_brag_the_pairs_and_the_viewer_name_who
     assert after.seats[0].is_bot and len(after.match.deals) == index
     brag = public_brag_lines(RU, after, replay({**after.match.current, "moves": moves}, rules_of(after)))
     assert brag and "Аня " in brag[0] and "Бот №1" not in brag[0], brag
+    # The table message's pair: the bot playing the rest of this deal for her.
+    await driver.wait_for(
+        lambda: any("Аня (🤖) и 🤖 Бот №3: штрафных" in m.content for m in group.bot_messages) or None,
+        timeout=15,
+    )
 
     await play_until(driver, svc, [boris], lambda: _summary(group, n) is not None, rng=random.Random(4))
     text = _summary(group, n)
