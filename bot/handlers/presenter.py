@@ -63,6 +63,10 @@ class _View:
     def table(self) -> Table:
         return self.snap.table
 
+    def alive(self) -> bool:
+        """Whether the table still exists (a new message for it is still wanted)."""
+        return not self.gone
+
 
 class Presenter:
     """See the module docstring."""
@@ -262,7 +266,8 @@ class Presenter:
         pushes: list[asyncio.Task[None]] = []
         if table.table_message_id is None:
             self._queued(view)
-            sent = await outbox.send(table.chat_id, content, thread_id=table.thread_id)
+            # Not sent at all if the table is stopped while the message waits for the group's pace.
+            sent = await outbox.send(table.chat_id, content, thread_id=table.thread_id, wanted=view.alive)
             if sent.message_id is not None:
                 # A group upgraded meanwhile: the message is in the supergroup, and so is the table.
                 where = (sent.chat_id or key[0], key[1])
@@ -299,7 +304,7 @@ class Presenter:
                 outbox.edit(person.user_id, hand_id, hand, urgent=mine)
             elif seat not in table.dm_failed:
                 self._queued(view)
-                sent = await outbox.send(person.user_id, hand)
+                sent = await outbox.send(person.user_id, hand, wanted=view.alive)
                 if sent.forbidden and not sent.blocked:  # a block is bot/handlers/faults.py's
                     await self._dm_failed(key, seq, seat, tr)
                 elif sent.message_id is not None:
