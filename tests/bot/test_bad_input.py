@@ -259,8 +259,9 @@ async def test_a_card_that_does_not_follow_is_refused_naming_the_suit_or_the_tru
 async def test_another_card_tapped_on_the_keyboard_just_used_is_told_with_a_toast(
     app: object, driver: Driver, svc: Services
 ) -> None:
-    """A quick second tap on another ✅ card, before the hand's edit arrives: the turn has passed to
-    Борис, the card stays in her hand, and she is told so with a toast, not an alert to dismiss."""
+    """A quick second tap on another card, before the hand's edit arrives (a ✅ card) or just after
+    (a card without it now): the turn has passed to Борис, the card stays in her hand, and she is told
+    so with a toast, not an alert to dismiss."""
     anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
     group = driver.add_group("Козлятник", [anya, boris])
     await start_game(driver, group, [anya, boris])
@@ -298,6 +299,14 @@ async def test_another_card_tapped_on_the_keyboard_just_used_is_told_with_a_toas
     inject(hand, second, second_label)  # the keyboard as it was before its edit arrived
     again = await anya.tap(hand, second_label)
     assert again.answer_text == "Сейчас не ваш ход." and not again.show_alert
+    # Or on the keyboard already redrawn (no ✅ now: not her turn), the second tap as quick.
+    def redrawn_keyboard(m: StoredMessage) -> bool:
+        return not any(b.payload.startswith("Ap") for _, b, _ in buttons(svc, m))
+
+    await anya.dm.wait_until(hand, redrawn_keyboard)
+    held = next(label for label, b, _ in buttons(svc, hand) if b.payload.startswith("X"))
+    redrawn = await anya.tap(hand, held)
+    assert redrawn.answer_text == "Сейчас не ваш ход." and not redrawn.show_alert
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.match is not None and table.match.current is not None
     card = svc.codec.unpack(second).payload[2:]
