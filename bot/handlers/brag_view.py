@@ -3,10 +3,14 @@ until the brag cards are turned, and in the mirror and fishing how many trumps e
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from bot.engine import BragKind, Deal, Phase
 from bot.engine.cards import Card
 from bot.handlers.i18n import Tr
-from bot.handlers.words import card_text, seat_name
+from bot.handlers.labels import brag_player
+from bot.handlers.words import card_text
 from bot.storage import Table
 
 #: A card laid face down in the brag (the bragger's, until the brag cards are turned).
@@ -17,7 +21,7 @@ BRAG_PHASES = (Phase.BRAG_KIND, Phase.CUT, Phase.BRAG)
 
 def brag_lines(
     tr: Tr,
-    table: Table,
+    name: Callable[[int], str],
     kind: BragKind | None,
     laid: tuple[tuple[int, tuple[Card | None, ...]], ...],
     took: tuple[int, ...],
@@ -25,18 +29,20 @@ def brag_lines(
     turned: bool,
 ) -> list[str]:
     """Until the brag cards are turned, the cards laid so far (``None``: face down); in the mirror and
-    fishing, how many trumps each player took from the deck (all the others saw of them)."""
+    fishing, how many trumps each player took from the deck (all the others saw of them). ``name``
+    names who laid a seat's cards (:func:`bot.handlers.labels.brag_player`: a person who left since
+    keeps the brag they made)."""
     if kind is None:
         return []
     lines = []
     if not turned:
         parts = [
-            f"{seat_name(tr, table, s)} {' '.join(FACE_DOWN if c is None else card_text(tr, c) for c in cs)}"
+            f"{name(s)} {' '.join(FACE_DOWN if c is None else card_text(tr, c) for c in cs)}"
             for s, cs in laid
         ]
         lines.append(tr("table.brag", kind=tr(f"val.{kind.value}"), cards=" · ".join(parts) or "—"))
     if any(took):
-        counts = " · ".join(f"{seat_name(tr, table, s)} {n}" for s, n in enumerate(took) if n)
+        counts = " · ".join(f"{name(s)} {n}" for s, n in enumerate(took) if n)
         lines.append(tr("table.brag_took", counts=counts))
     return lines
 
@@ -48,4 +54,5 @@ def public_brag_lines(tr: Tr, table: Table, deal: Deal) -> list[str]:
         return []
     turned = st.turned or deal.over
     laid = tuple((s, tuple(None if s == st.bragger and not turned else c for c in cs)) for s, cs in st.laid)
-    return brag_lines(tr, table, st.kind, laid, tuple(st.took), turned=turned)
+    name = partial(brag_player, tr, table, deal)
+    return brag_lines(tr, name, st.kind, laid, tuple(st.took), turned=turned)

@@ -20,7 +20,7 @@ from telegram import (
 from telegram.error import TelegramError
 from telegram.ext import Application
 
-from bot.engine import Rules
+from bot.engine import Deal, Rules
 from bot.handlers import faults, people_view, rules_menu, settings_menu
 from bot.handlers.codec import BadData, Button, Language
 from bot.handlers.common import (
@@ -243,7 +243,7 @@ async def leave(update: Update, context: Context) -> None:
 
     left_hand: list[int] = []
 
-    def change(table: Table | None) -> str:
+    def change(table: Table | None, deal: Deal | None) -> str:
         if table is None:
             return "leave.no_table"
         seat = table.seat_of(user.id)
@@ -254,13 +254,13 @@ async def leave(update: Update, context: Context) -> None:
         if table.status == "lobby":
             table.seats[seat] = None
         else:
-            person_left(table, seat)  # their cards so far keep their name
+            person_left(table, deal, seat)  # what they did so far keeps their name
             table.seats[seat] = Seat(kind="bot", name="bot", level=table.bot_level)
             hand = table.hand_messages.pop(seat, None)
             left_hand[:] = [hand] if hand is not None else []
         return "leave.done"
 
-    snap, key = await svc.run(table_key(chat, message), lambda c: change(c.table))
+    snap, key = await svc.run(table_key(chat, message), lambda c: change(c.table, c.deal))
     say(svc, update, tr(key, name=escape(user.first_name)))
     for hand in left_hand:
         svc.outbox.edit(user.id, hand, Content((await user_tr(svc, user))("leave.hand")))

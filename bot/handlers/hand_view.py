@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from functools import partial
 from html import escape
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -37,7 +38,7 @@ from bot.handlers import people_view, sochi_view
 from bot.handlers.brag_view import BRAG_PHASES, brag_lines
 from bot.handlers.codec import Act, Codec, Held, Hint, Payload, Review, Tick, kind_of
 from bot.handlers.i18n import Tr
-from bot.handlers.labels import card_player, current_index
+from bot.handlers.labels import brag_player, card_player, current_index
 from bot.handlers.outbox import Content
 from bot.handlers.table_view import trick_line
 from bot.handlers.words import blind_seats, card_text, cards_text, seat_name, suit_text, three_seats
@@ -281,7 +282,8 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int, *, h
     for s, cs in seen:
         lines.append(tr("hand.seen", name=seat_name(tr, table, s), cards=cards_text(tr, cs)))
     turned = view.phase not in BRAG_PHASES
-    lines.extend(brag_lines(tr, table, view.brag_kind, view.brag_laid, view.brag_took, turned=turned))
+    layer = partial(brag_player, tr, table, deal)  # a person who left since keeps their brag
+    lines.extend(brag_lines(tr, layer, view.brag_kind, view.brag_laid, view.brag_took, turned=turned))
     if any(view.brag_took) and view.brag_took[seat]:
         lines.append(tr.n("hand.took", view.brag_took[seat]))
     if view.phase is Phase.PLAY:

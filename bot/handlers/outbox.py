@@ -136,6 +136,8 @@ class _Op:
     reply_to: int | None = None
     #: Queued by :meth:`Outbox.post`: an identical one still waiting is not queued twice.
     posted: bool = False
+    #: Asked before each attempt: False drops the call unsent (its message is moot by then).
+    wanted: Callable[[], bool] | None = None
 
 
 @dataclass
@@ -242,9 +244,18 @@ class Outbox:
             op.future = asyncio.get_running_loop().create_future()
         return await asyncio.shield(op.future)
 
-    async def send(self, chat_id: int, content: Content, *, thread_id: int | None = None) -> Sent:
-        """Send a new message when its turn comes; ``Sent.forbidden`` if the user blocked the bot."""
-        return await self._enqueue(_Op("send", chat_id, content, thread_id=thread_id))
+    async def send(
+        self,
+        chat_id: int,
+        content: Content,
+        *,
+        thread_id: int | None = None,
+        wanted: Callable[[], bool] | None = None,
+    ) -> Sent:
+        """Send a new message when its turn comes; ``Sent.forbidden`` if the user blocked the bot.
+        ``wanted`` is asked when the turn comes (and before a retry): False drops the message unsent
+        (``Sent(None)``), as a table stopped while its next deal's messages waited for the pace."""
+        return await self._enqueue(_Op("send", chat_id, content, thread_id=thread_id, wanted=wanted))
 
     async def send_photo(
         self, chat_id: int, photo: bytes, caption: Content, *, thread_id: int | None = None
@@ -420,6 +431,8 @@ class Outbox:
     async def _call(self, op: _Op) -> Sent:
         backoff = RETRY_FIRST
         for _ in range(MAX_ATTEMPTS):
+            if op.wanted is not None and not op.wanted():
+                return Sent(None)
             try:
                 sent = await self._call_once(op)
                 if sent.message_id is not None and op.kind != "edit":

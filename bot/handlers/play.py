@@ -171,6 +171,11 @@ async def play_tap(
             own = [a for s, a in moves if s == seat]
             if own and own[-1] == action:
                 raise Notice("alert.already_done") from None
+            recent = [s for s, _ in moves[-len(table.seats) :]]
+            if e.reason is Reason.NOT_YOUR_TURN and seat in recent:
+                # A quick second tap right after the seat's own decision, on another card of the old
+                # keyboard or of the one just redrawn: nothing to read and dismiss.
+                raise Notice("alert.not_your_turn") from None
             if isinstance(action, Discard):
                 raise discard_refusal(action, e) from None
             raise refusal_of(e) from None

@@ -34,7 +34,7 @@ from bot.handlers.usecase import Snapshot, Tables
 from bot.handlers.words import decider, seat_name
 from bot.storage import Seat, Table
 
-__all__ = ["Presenter", "key_of", "message_chat", "push_due"]
+__all__ = ["Presenter", "key_of", "push_due"]
 
 _LOG = logging.getLogger(__name__)
 LANG_CACHE_SECONDS = 30.0
@@ -62,6 +62,10 @@ class _View:
     @property
     def table(self) -> Table:
         return self.snap.table
+
+    def alive(self) -> bool:
+        """Whether the table still exists (a new message for it is still wanted)."""
+        return not self.gone
 
 
 class Presenter:
@@ -262,11 +266,12 @@ class Presenter:
         pushes: list[asyncio.Task[None]] = []
         if table.table_message_id is None:
             self._queued(view)
-            sent = await outbox.send(table.chat_id, content, thread_id=table.thread_id)
+            # Not sent at all if the table is stopped while the message waits for the group's pace.
+            sent = await outbox.send(table.chat_id, content, thread_id=table.thread_id, wanted=view.alive)
             if sent.message_id is not None:
                 # A group upgraded meanwhile: the message is in the supergroup, and so is the table.
                 where = (sent.chat_id or key[0], key[1])
-                await self._remember(where, seq, sent.message_id, None, tr)
+                await self._remember(where, seq, where[0], sent.message_id, None)
         else:
             # Mid-trick states may wait; a finished trick or a decision is shown at the first chance.
             urgent = not (deal.trick and deal.phase is Phase.PLAY)
@@ -299,11 +304,12 @@ class Presenter:
                 outbox.edit(person.user_id, hand_id, hand, urgent=mine)
             elif seat not in table.dm_failed:
                 self._queued(view)
-                sent = await outbox.send(person.user_id, hand)
+                sent = await outbox.send(person.user_id, hand, wanted=view.alive)
                 if sent.forbidden and not sent.blocked:  # a block is bot/handlers/faults.py's
                     await self._dm_failed(key, seq, seat, tr)
                 elif sent.message_id is not None:
-                    await self._remember(key, seq, sent.message_id, seat, utr, moves=len(deal.moves))
+                    moves = len(deal.moves)
+                    await self._remember(key, seq, person.user_id, sent.message_id, seat, moves=moves)
         if pushes:
             self._queued(view)
             await asyncio.gather(*pushes)
@@ -385,10 +391,10 @@ class Presenter:
                 return
 
     async def _remember(
-        self, key: TableKey, seq: int, message_id: int, seat: int | None, tr: Tr, *, moves: int = 0
+        self, key: TableKey, seq: int, chat: int, message_id: int, seat: int | None, *, moves: int = 0
     ) -> None:
-        """Store a new message's id in the table (a hand's: sent at ``moves``), unless its deal has
-        ended meanwhile."""
+        """Store a new message's id (sent to ``chat``) in the table (a hand's: sent at ``moves``),
+        unless its deal has ended meanwhile."""
 
         def change(table: Table | None) -> bool:
             if (
@@ -407,10 +413,9 @@ class Presenter:
 
         snap, ok = await self._keep(key, change, f"message {message_id}")
         if not ok:
-            # The deal ended before its message was shown: don't leave a live-looking keyboard behind.
-            chat = key[0] if seat is None else message_chat(snap.table if snap else None, seat)
-            if chat is not None:
-                self.core.outbox.edit(chat, message_id, Content(tr("deal.gone")))
+            # The deal ended (or the game was stopped) before its message was shown: nothing will
+            # edit it again, so it goes rather than stay behind (a live-looking hand, a stray table).
+            self.core.outbox.delete(chat, message_id)
         elif snap is not None:
             self.show(snap)
 
@@ -523,11 +528,3 @@ def push_due(table: Table, deal: Deal, seat: int) -> bool:
     if deal.to_act != seat or seat in table.away or not deal.moves or deal.moves[-1][0] == seat:
         return False
     return table.pushed.get(seat) != len(deal.moves)
-
-
-def message_chat(table: Table | None, seat: int) -> int | None:
-    """The private chat of the person in ``seat``."""
-    if table is None:
-        return None
-    person = table.seats[seat]
-    return person.user_id if person is not None else None

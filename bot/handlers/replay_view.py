@@ -22,12 +22,13 @@ from bot.handlers import sochi_view
 from bot.handlers.codec import Codec, View
 from bot.handlers.game import replay
 from bot.handlers.i18n import Tr
+from bot.handlers.labels import card_player, move_player, pair_players, seat_player
 from bot.handlers.outbox import Content
 from bot.handlers.rotation import entry_seated
 from bot.handlers.table_view import trick_line
-from bot.handlers.words import cards_text, pair_names, seat_name, suit_text, three_seats
+from bot.handlers.words import cards_text, suit_text, three_seats
 from bot.stats.entry import entry_id, meta_of
-from bot.storage import Seat, Table
+from bot.storage import MatchState, Seat, Table
 
 _PLAYS = 4
 
@@ -77,16 +78,25 @@ def table_of(entry: dict[str, Any], tr: Tr) -> Table:
         else:
             kind: Literal["human", "bot"] = "human" if player.is_person else "bot"
             seats.append(Seat(kind=kind, name=player.name, user_id=player.user_id, level=player.level))
+    # Who played what where it was not the seat's last player: the viewer names each deal's cards,
+    # decisions and seats as the table did (bot/handlers/labels.py).
+    match = MatchState(
+        first_dealer=0,
+        dealer=0,
+        played_by=meta.played_by if meta is not None else {},
+        left=meta.left if meta is not None else {},
+    )
     return Table(
         table_id=meta.id if meta is not None else "0",
         chat_id=meta.chat_id if meta is not None else 0,
         creator_id=0,
         rules=entry["rules"],
         seats=seats,
+        match=match,
     )
 
 
-def _move_line(tr: Tr, table: Table, move: dict[str, Any]) -> str | None:
+def _move_line(tr: Tr, table: Table, index: int, k: int, move: dict[str, Any]) -> str | None:
     key = next((k for k in move if k != "seat"), None)
     if key is None or key == "play" or not tr.has(f"replay.move.{key}"):
         return None
@@ -101,7 +111,7 @@ def _move_line(tr: Tr, table: Table, move: dict[str, Any]) -> str | None:
         shown = cards_text(tr, [Card.parse(value)])
     else:
         shown = str(value)
-    return tr(f"replay.move.{key}", name=seat_name(tr, table, move["seat"]), value=shown)
+    return tr(f"replay.move.{key}", name=move_player(tr, table, index, move["seat"], k), value=shown)
 
 
 def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: int, chat_id: int) -> Content:
@@ -120,37 +130,43 @@ def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: 
     assert result is not None
     lines = [
         tr("replay.title", n=index + 1, of=len(records), step=step, last=steps.last),
-        tr("table.title", n=deal.deal_no, dealer=seat_name(tr, table, deal.dealer)),
+        tr("table.title", n=deal.deal_no, dealer=card_player(tr, table, index, deal.dealer, None)),
         tr("table.trump", suit=suit_text(tr, deal.trump)),
     ]
-    decided = [line for m in moves[: steps.cuts[step]] if (line := _move_line(tr, table, m)) is not None]
+    decided = [
+        line
+        for k, m in enumerate(moves[: steps.cuts[step]])
+        if (line := _move_line(tr, table, index, k, m)) is not None
+    ]
     if decided:
         lines += ["", *decided]
     if step > 0:
         lines += ["", tr("table.tricks")]
-        lines.extend(trick_line(tr, table, i + 1, t) for i, t in enumerate(result.tricks[:step]))
+        lines.extend(trick_line(tr, table, i + 1, t, index) for i, t in enumerate(result.tricks[:step]))
     if step == steps.last:  # the deal is over: every hand as play began
         now = replay({**record, "moves": moves[: steps.cuts[0]]}, rules)
     lines += ["", tr("replay.hands_start" if step == steps.last else "replay.hands")]
     for seat in range(len(table.seats)):
-        lines.append(f"{seat_name(tr, table, seat)}: {cards_text(tr, now.hand(seat)) or '—'}")
+        lines.append(f"{seat_player(tr, table, index, seat)}: {cards_text(tr, now.hand(seat)) or '—'}")
     if step == steps.last and three_seats(table) and not result.void:  # sides formed for this deal
         lines += ["", sochi_view.replay_result_line(tr, table, result)]
     elif step == steps.last:
-        lines += ["", _result_line(tr, table, result.points, result.penalty, result.void)]
+        lines += ["", _result_line(tr, table, index, result.points, result.penalty, result.void)]
         lines.extend(tr(f"event.{e}") for e in result.events if tr.has(f"event.{e}") and e != "swap")
     return Content(
         "\n".join(lines), _keyboard(tr, codec, chat_id, entry, index, step, steps.last, len(records))
     )
 
 
-def _result_line(tr: Tr, table: Table, points: tuple[int, int], penalty: tuple[int, int], void: bool) -> str:
+def _result_line(
+    tr: Tr, table: Table, index: int, points: tuple[int, int], penalty: tuple[int, int], void: bool
+) -> str:
     if void:
         return tr("replay.void")
     return tr(
         "replay.result",
-        a=pair_names(tr, table, 0),
-        b=pair_names(tr, table, 1),
+        a=pair_players(tr, table, index, 0),
+        b=pair_players(tr, table, index, 1),
         pa=points[0],
         pb=points[1],
         qa=penalty[0],

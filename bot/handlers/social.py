@@ -16,11 +16,12 @@ from bot.handlers.codec import Button, Export, Top, View
 from bot.handlers.common import Context, chat_tr, services, thread_of, user_tr
 from bot.handlers.game import Refusal
 from bot.handlers.i18n import Tr
+from bot.handlers.labels import match_pair_players
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.replay_view import STEPS, Unfinished, table_of, view_content
 from bot.handlers.services import Services
 from bot.handlers.standings_view import personal_text, standings_png, standings_text
-from bot.handlers.words import pair_names, people_names, seat_name, three_seats
+from bot.handlers.words import people_names, seat_name, three_seats
 from bot.stats.counting import month_of
 from bot.stats.entry import entry_id, meta_of, record_of
 from bot.stats.standings import personal_of, standings_of
@@ -137,7 +138,7 @@ def _result(tr: Tr, entry: dict[str, Any]) -> str:
         return tr("history.stopped")
     key = "history.goat_drivers" if result["title"] == "goat_with_drivers" else "history.goat"
     a, b = result["penalty"]
-    return tr(key, names=pair_names(tr, table, result["loser"]), a=a, b=b)
+    return tr(key, names=match_pair_players(tr, table, result["loser"]), a=a, b=b)
 
 
 async def history(update: Update, context: Context) -> None:
@@ -158,7 +159,7 @@ async def history(update: Update, context: Context) -> None:
         players = (
             people_names(tr, table)
             if three_seats(table)
-            else tr("history.players", a=pair_names(tr, table, 0), b=pair_names(tr, table, 1))
+            else tr("history.players", a=match_pair_players(tr, table, 0), b=match_pair_players(tr, table, 1))
         )
         when = _when(meta.at) if meta is not None else "—"
         lines.append(

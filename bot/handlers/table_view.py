@@ -3,6 +3,8 @@ message once the deal is over)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import GOAT_WITH_DRIVERS, PARTNER_OF, Deal, Phase, Trick
@@ -14,7 +16,7 @@ from bot.handlers.brag_view import public_brag_lines
 from bot.handlers.codec import Codec, Rematch
 from bot.handlers.game import replay, rules_of
 from bot.handlers.i18n import Tr
-from bot.handlers.labels import card_player, current_index
+from bot.handlers.labels import card_player, current_index, match_pair_players, pair_players, seat_player
 from bot.handlers.outbox import Content
 from bot.handlers.rotation import as_seated
 from bot.handlers.words import (
@@ -82,7 +84,8 @@ def header(tr: Tr, table: Table, deal: Deal) -> list[str]:
         lines.append(
             tr(
                 "table.pair",
-                names=pair_names(tr, table, pair),
+                # A person who left this deal: "Борис (🤖)", as its summary will say.
+                names=pair_players(tr, table, current_index(table), pair),
                 penalty=m.penalty[pair],
                 tricks=deal.tricks_won[pair],
             )
@@ -94,14 +97,13 @@ def void_notes(tr: Tr, table: Table) -> list[str]:
     """Why the deals just before this one were void (a redeal, the deal passing)."""
     m = table.match
     assert m is not None
-    notes = []
-    for record in reversed(m.deals):
-        deal = replay(record)
+    notes: list[str] = []
+    for index in range(len(m.deals) - 1, -1, -1):
+        deal = replay(m.deals[index])
         if deal.result is None or not deal.result.void:
             break
-        for event in deal.result.events:
-            if tr.has(f"void.{event}"):
-                notes.append(tr(f"void.{event}", dealer=seat_name(tr, table, deal.dealer)))
+        dealer = card_player(tr, table, index, deal.dealer, None)
+        notes.extend(tr(f"void.{e}", dealer=dealer) for e in deal.result.events if tr.has(f"void.{e}"))
     return list(reversed(notes))
 
 
@@ -156,7 +158,8 @@ def totals_until(table: Table, index: int) -> tuple[int, int]:
 
 
 def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
-    """A finished deal: the tricks, card points, the event and penalty, the tally; the goat at the end."""
+    """A finished deal: the tricks, card points, the event and penalty, the tally; the goat at the end.
+    Each name is of who played that deal (bot/handlers/labels.py), though they may have left since."""
     assert table.match is not None
     deal = replay(table.match.deals[index], rules_of(table))
     result = deal.result
@@ -175,20 +178,21 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
     lines.append(
         tr(
             "summary.points",
-            a=pair_names(tr, table, 0),
-            b=pair_names(tr, table, 1),
+            a=pair_players(tr, table, index, 0),
+            b=pair_players(tr, table, index, 1),
             pa=result.points[0],
             pb=result.points[1],
         )
     )
     if deal.rules.by_tricks:  # tricks: the tricks decide, the points are only shown
         won = result.tricks_won
-        a, b = pair_names(tr, table, 0), pair_names(tr, table, 1)
+        a, b = pair_players(tr, table, index, 0), pair_players(tr, table, index, 1)
         lines.append(tr("summary.tricks", a=a, b=b, ta=won[0], tb=won[1]))
+    who = partial(seat_player, tr, table, index)
     for e in EVENTS:
         if e == "swap":  # one line per swap, naming the partners
             lines.extend(
-                tr("event.swap", name=seat_name(tr, table, x), partner=seat_name(tr, table, PARTNER_OF[x]))
+                tr("event.swap", name=who(x), partner=who(PARTNER_OF[x]))
                 for x, passed in deal.swaps.log
                 if passed
             )
@@ -198,8 +202,8 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
                 lines.append(
                     tr(
                         f"event.{e}",
-                        name=seat_name(tr, table, x),
-                        partner=seat_name(tr, table, PARTNER_OF[x]),
+                        name=who(x),
+                        partner=who(PARTNER_OF[x]),
                     )
                 )
         elif e in result.events:
@@ -207,7 +211,7 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
     for pair in (0, 1):
         if result.penalty[pair]:
             why = next((tr(f"cat.{e}") for e in CATEGORIES if e in result.events), "")
-            names, n = pair_names(tr, table, pair), result.penalty[pair]
+            names, n = pair_players(tr, table, index, pair), result.penalty[pair]
             # A caught queen's penalty has no category: its event line above says why.
             lines.append(
                 tr("summary.penalty", names=names, n=n, why=why)
@@ -221,7 +225,7 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
         lines.append(
             tr(
                 "summary.tally",
-                names=pair_names(tr, table, pair),
+                names=pair_players(tr, table, index, pair),
                 n=totals[pair],
                 tally=tally_text(totals[pair]),
             )
@@ -256,7 +260,7 @@ def match_over_lines(tr: Tr, table: Table) -> list[str]:
     elif m.loser is None:
         return [tr("match.unfinished")]
     else:
-        names = pair_names(tr, table, m.loser)
+        names = match_pair_players(tr, table, m.loser)  # a person who left keeps the goat's name
         key = "match.goat_drivers" if m.title == GOAT_WITH_DRIVERS else "match.goat"
         lines = [tr(key, names=names, a=m.penalty[0], b=m.penalty[1])]
     if m.eggs and m.egg_cards:

@@ -62,6 +62,10 @@ class Meta(BaseModel):
     seats: list[Player] = Field(default_factory=list)
     #: The match was played to the goat (not stopped).
     finished: bool = True
+    #: Who played what where it was not ``seats``' player (a person who left mid-match, the bot player
+    #: deciding for someone away): ``MatchState.played_by`` and ``left`` (bot/handlers/labels.py).
+    played_by: dict[int, dict[str, str]] = Field(default_factory=dict)
+    left: dict[int, dict[int, str]] = Field(default_factory=dict)
 
 
 def make_entry(record: dict[str, Any], meta: Meta) -> dict[str, Any]:
@@ -104,6 +108,8 @@ def entry_of(table: Table, *, at: float) -> dict[str, Any]:
         at=at,
         seats=seats,
         finished=match is not None and (match.loser is not None or bool(match.goats)),
+        played_by=match.played_by if match is not None else {},
+        left=match.left if match is not None else {},
     )
     return make_entry(record, meta)
 

@@ -254,3 +254,60 @@ async def test_a_card_that_does_not_follow_is_refused_naming_the_suit_or_the_tru
             lambda h=hand, e=edits: h.edits != e or anya.dm.bot_messages[-1] is not h or None
         )
     assert {"suit", "trump"} <= set(seen), seen
+
+
+async def test_another_card_tapped_on_the_keyboard_just_used_is_told_with_a_toast(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    """A quick second tap on another card, before the hand's edit arrives (a ✅ card) or just after
+    (a card without it now): the turn has passed to Борис, the card stays in her hand, and she is told
+    so with a toast, not an alert to dismiss."""
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    await start_game(driver, group, [anya, boris])
+    rng = random.Random(6)
+
+    def live_cards() -> list[tuple[str, str]]:
+        if not anya.dm.bot_messages:
+            return []
+        found = buttons(svc, anya.dm.bot_messages[-1])
+        return [(label, d) for label, b, d in found if b.payload.startswith("Ap")]
+
+    def before_boris() -> bool:
+        # Her card, then Борис's (a person: the deal waits for him), with two cards she may play.
+        tables = svc.presenter.tables()
+        deal = game.deal_of(tables[0]) if tables else None
+        return (
+            deal is not None
+            and deal.to_act == 0
+            and all(s != 1 for s, _ in deal.trick)
+            and len(live_cards()) >= 2
+        )
+
+    for _attempt in range(20):
+        await play_until(driver, svc, [anya, boris], before_boris, rng=rng)
+        with contextlib.suppress(TimeoutError):
+            await driver.settle(quiet=0.3, timeout=15)
+        if before_boris():
+            break
+    else:  # pragma: no cover - the state is met within a few tricks
+        raise AssertionError("never her card right before Борис's")
+    hand = anya.dm.bot_messages[-1]
+    (_, first), (second_label, second) = live_cards()[:2]
+    played = await anya.tap(hand, data=first)
+    assert not played.show_alert, played.answer_text
+    inject(hand, second, second_label)  # the keyboard as it was before its edit arrived
+    again = await anya.tap(hand, second_label)
+    assert again.answer_text == "Сейчас не ваш ход." and not again.show_alert
+    # Or on the keyboard already redrawn (no ✅ now: not her turn), the second tap as quick.
+    def redrawn_keyboard(m: StoredMessage) -> bool:
+        return not any(b.payload.startswith("Ap") for _, b, _ in buttons(svc, m))
+
+    await anya.dm.wait_until(hand, redrawn_keyboard)
+    held = next(label for label, b, _ in buttons(svc, hand) if b.payload.startswith("X"))
+    redrawn = await anya.tap(hand, held)
+    assert redrawn.answer_text == "Сейчас не ваш ход." and not redrawn.show_alert
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.match is not None and table.match.current is not None
+    card = svc.codec.unpack(second).payload[2:]
+    assert not any(m.get("play") == card for m in table.match.current["moves"])

@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from bot.engine import Card
+from bot.handlers.brag_view import public_brag_lines
+from bot.handlers.game import replay, rules_of
 from bot.handlers.i18n import Tr
 from bot.handlers.labels import BY_BOT, BY_PERSON
 from bot.handlers.services import Services
+from bot.handlers.table_view import summary_content
 from bot.handlers.words import card_text
 from bot.sandbox import Driver, SimGroup
 from bot.sandbox.clock import FakeClock
@@ -95,3 +99,80 @@ async def test_the_bot_playing_for_someone_away_marks_only_its_own_cards_with_zz
         assert f"Аня {card_text(RU, c)}" in text and f"Аня 💤 {card_text(RU, c)}" not in text, text
     for c in by_bot:
         assert f"Аня 💤 {card_text(RU, c)}" in text, text
+
+
+def _current(svc: Services) -> dict[str, Any] | None:
+    tables = svc.presenter.tables()
+    return tables[0].match.current if tables and tables[0].match else None
+
+
+def _laid_before_boris(svc: Services) -> bool:
+    """A brag in progress in which Аня has laid and the deal waits for Борис to lay: her lay is hers."""
+    current = _current(svc)
+    brags = [m for m in current["moves"] if "brag" in m] if current else []
+    return any(m["seat"] == 0 for m in brags) and not any(m["seat"] == 1 for m in brags)
+
+
+async def test_after_a_mid_deal_leave_the_brag_the_pairs_and_the_viewer_name_who_played_each_deal(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    await start_game(driver, group, [anya, boris])
+    await play_until(driver, svc, [anya, boris], lambda: _laid_before_boris(svc), rng=random.Random(3))
+    before = await table_of(svc, group)
+    assert before is not None and before.match is not None and before.match.current is not None
+    index, n = len(before.match.deals), before.match.current["deal_no"]
+    moves = list(before.match.current["moves"])
+    laid = [Card.parse(c) for m in moves if m["seat"] == 0 and "brag" in m for c in m["brag"]]
+    await anya.send(group, "/leave")
+    await group.wait_bot_message(lambda m: "Аня выходит из-за стола." in m.content)
+
+    # The table's brag line as it stood when she left, read from the table stored after: her lay.
+    after = await table_of(svc, group)
+    assert after is not None and after.match is not None and after.seats[0] is not None
+    assert after.seats[0].is_bot and len(after.match.deals) == index
+    brag = public_brag_lines(RU, after, replay({**after.match.current, "moves": moves}, rules_of(after)))
+    assert brag and "Аня " in brag[0] and "Бот №1" not in brag[0], brag
+    # The table message's pair: the bot playing the rest of this deal for her.
+    await driver.wait_for(
+        lambda: any("Аня (🤖) и 🤖 Бот №3: штрафных" in m.content for m in group.bot_messages) or None,
+        timeout=15,
+    )
+
+    await play_until(driver, svc, [boris], lambda: _summary(group, n) is not None, rng=random.Random(4))
+    text = _summary(group, n)
+    assert text is not None
+    for c in laid:  # the brag trick: her card under her name
+        assert f"Аня {card_text(RU, c)}" in text, text
+    assert "Аня (🤖) и 🤖 Бот №3" in text and "Бот №1" not in text, text  # the pair: she, then the bot
+    table = await table_of(svc, group)
+    assert table is not None and table.match is not None
+    for k in range(index):  # a deal before the leave was hers from start to end
+        earlier = summary_content(RU, svc.codec, table, k).text
+        assert "Аня и 🤖 Бот №3" in earlier and "Бот №1" not in earlier, earlier
+
+    await anya.send(group, "/stop")
+    await group.wait_text("Игра остановлена")
+    await anya.send(group, "/history")
+    listing = await group.wait_text("Последние партии")
+    # The match's pairs: her seat is hers, the bot finishing the match for her.
+    assert "Аня (🤖) и 🤖 Бот №3" in listing.content and "Бот №1" not in listing.content, listing.content
+    await anya.tap(listing, "Просмотр 1")
+    viewer = await group.wait_bot_message(lambda m: "Просмотр" in m.content and "шаг 0" in m.content)
+    assert "Аня: " in viewer.content and "Бот №1" not in viewer.content, viewer.content
+    for k in range(index):
+        await anya.tap(viewer, "Раздача ⏭")
+        await group.wait_until(viewer, lambda m, k=k: f"раздача {k + 2} из" in m.content)
+    shown = viewer.content  # the deal she left: her brag, the bot's hand for her afterwards
+    assert f"Хвалёж — Аня: {card_text(RU, laid[0])}" in shown and "Аня (🤖): " in shown, shown
+    assert "Бот №1" not in shown, shown
+    for _ in range(12):  # to its last step: the tricks and the result
+        if "Очки:" in viewer.content:
+            break
+        step = viewer.edits
+        await anya.tap(viewer, "▶")
+        await group.wait_until(viewer, lambda m, e=step: m.edits != e)
+    last = viewer.content
+    assert "Очки: Аня (🤖) и 🤖 Бот №3" in last and f"Аня {card_text(RU, laid[0])}" in last, last
+    assert "Бот №1" not in last, last

@@ -8,7 +8,7 @@ from bot.handlers.i18n import Tr
 from bot.handlers.presenter import key_of
 from bot.handlers.services import Services
 from bot.sandbox import Driver
-from tests.bot.helpers import play_until, start_game
+from tests.bot.helpers import lobby, play_until, sit, start_game
 
 
 async def test_a_finished_match_is_dropped_and_a_rematch_shown_again(
@@ -77,3 +77,56 @@ async def test_a_stopped_table_is_dropped_even_while_it_renders(
     await svc.outbox.drain()
     assert len(driver.calls()) == calls and svc.presenter.live() == 0
     assert key_of(table) == (group.id, None)
+
+
+async def test_a_deals_messages_still_on_their_way_when_the_game_stops_are_deleted(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    """/stop while the first deal's table message is being sent (Telegram answers late): once it is
+    out it is deleted, not left as a stray "that deal is over" in the group, and the hand behind it
+    is not left live-looking in the private chat (seen walking a match in the sandbox)."""
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    await sit(anya, message, 0, group)
+    await anya.tap(message, "Начать")
+    await group.wait_until(message, lambda m: "Посадить туда" in m.content)
+    # Sent, but answered only after the /stop below.
+    driver.world.inject_faults(method="sendMessage", chat_id=group.id, count=1, delay=1.5)
+    await anya.tap(message, "с ботами")
+    await group.wait_until(message, lambda m: "Игра началась" in m.content)
+    await anya.send(group, "/stop")
+    await group.wait_bot_message(lambda m: m.content == Tr("ru")("stop.done"))
+
+    def hands() -> list[str]:
+        return [m.content for m in anya.dm.bot_messages if "раздача №1" in m.content]
+
+    await driver.wait_for(lambda: [c for c in driver.calls("deleteMessage") if c.chat_id == group.id] or None)
+    await driver.settle()
+    assert [c for c in driver.calls("sendMessage") if c.ok and c.chat_id == group.id]  # it was sent
+    assert not any("Раздача №1" in m.content or "окончена" in m.content for m in group.bot_messages)
+    assert not hands()
+    assert not driver.failed_calls(), driver.failed_calls()[:3]
+
+
+async def test_a_deals_messages_waiting_for_their_turn_when_the_game_stops_are_never_sent(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    """The first deal's table message waits its turn (Telegram said "retry after 2 s") when /stop
+    comes: it is dropped unsent, and so is the hand behind it, so nobody is notified of a deal that
+    will not be played."""
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    await sit(anya, message, 0, group)
+    await anya.tap(message, "Начать")
+    await group.wait_until(message, lambda m: "Посадить туда" in m.content)
+    driver.world.inject_faults(method="sendMessage", chat_id=group.id, status=429, retry_after=2, count=1)
+    await anya.tap(message, "с ботами")
+    await group.wait_until(message, lambda m: "Игра началась" in m.content)
+    await anya.send(group, "/stop")
+    await group.wait_bot_message(lambda m: m.content == Tr("ru")("stop.done"))
+    await driver.settle()
+    sent = [str(c.params.get("text", "")) for c in driver.calls("sendMessage") if c.ok]
+    assert not any("Раздача №1" in t or "раздача №1" in t for t in sent), sent
+    assert [c.error_code for c in driver.failed_calls()] == [429]
