@@ -1,12 +1,19 @@
-"""The three-person arena (``sochi``): every level sits at every seat equally often on the same cards."""
+"""The three-person arena (``sochi``, ``dummy``, ``dummy`` with ``blind_rotates``): every level plays
+every role equally often on the same cards, and is charged what the deals' results say."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 
+import pytest
+
 from bot.engine import Rules
-from bot.engine.arena3 import SEATINGS, main, play_deck, run
+from bot.engine.arena3 import DEAL_NUMBERS, SEATINGS, main, play_deck, run, seat_levels
+from bot.engine.result import DealResult
+
+DUMMY = Rules.make("dummy")
+ROTATING = Rules.make("dummy", blind_rotates=True)
 
 
 def test_sochi_arena_seatings_put_each_level_at_every_seat_equally_often() -> None:
@@ -19,7 +26,8 @@ def test_sochi_arena_seatings_put_each_level_at_every_seat_equally_often() -> No
 def test_sochi_arena_charges_each_person_his_sides_penalty() -> None:
     r = play_deck(Rules.make("sochi"), {"a": "random", "b": "random"}, seed=2, k=0)
     assert r["slots"] == {"a": 9, "b": 9}
-    assert r["lone"]["a"] + r["lone"]["b"] <= 6
+    lone = r["roles"]["a"]["lone"] + r["roles"]["b"]["lone"]
+    assert lone == sum(not result.void for _, result in r["plays"])  # one lone player per played deal
 
 
 def test_sochi_arena_summary_and_cli() -> None:
@@ -47,3 +55,80 @@ def test_the_pair_arena_sends_three_seat_presets_to_arena3(capsys: object) -> No
     with pytest.raises(SystemExit):
         pair_main(["--a", "random", "--b", "random", "--preset", "sochi", "--deals", "1"])
     assert "bot.engine.arena3" in capsys.readouterr().err  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("rules", [DUMMY, ROTATING], ids=["dummy", "blind_rotates"])
+def test_dummy_arena_seats_each_level_in_every_role_equally_often_whatever_the_deal(rules: Rules) -> None:
+    for deal_no in range(1, DEAL_NUMBERS + 1):
+        plays = [tuple(seat_levels(rules, s, deal_no)) for s in SEATINGS]
+        # Whatever seat the people sit at in this deal, the six plays are plain dummy's six seatings.
+        assert sorted(plays) == sorted(tuple(seat_levels(DUMMY, s, 1)) for s in SEATINGS)
+        for seat in range(3):
+            assert Counter(p[seat] for p in plays) == {"a": 3, "b": 3}
+        # The blind's brag decisions are its partner's (seat 1, the blind's owner).
+        assert all(p[3] == p[1] for p in plays)
+
+
+def _people_charges(rules: Rules, result: DealResult) -> int:
+    """What the deal's result charges its people all told: each side's penalty once per person in it."""
+    if result.void:
+        return 0
+    people = [s for s in range(rules.seats) if s not in rules.blind_seats]
+    per_side = Counter(result.pair_of[s] for s in people)
+    return sum(result.penalty[side] * n for side, n in per_side.items())
+
+
+@pytest.mark.parametrize(
+    "rules", [DUMMY, ROTATING, Rules.make("sochi")], ids=["dummy", "blind_rotates", "sochi"]
+)
+def test_three_person_arena_charges_the_people_what_the_deals_results_say(rules: Rules) -> None:
+    people = [s for s in range(rules.seats) if s not in rules.blind_seats]
+    for k in (0, 3, 4):  # deal 1 (no brag) and brag deals; in dummy deck 3 is dealt by the blind
+        r = play_deck(rules, {"a": "easy", "b": "random"}, seed=3, k=k)
+        assert r["slots"] == {"a": 9, "b": 9}
+        assert len(r["plays"]) == 6
+        total = sum(_people_charges(rules, result) for _, result in r["plays"])
+        assert r["charged"]["a"] + r["charged"]["b"] == total
+        # Level A's people are those the play seated A at, wherever blind_rotates moved them.
+        a_charged = sum(
+            result.penalty[result.pair_of[s]]
+            for sides, result in r["plays"]
+            if not result.void
+            for s in people
+            if sides[s] == "a"
+        )
+        assert r["charged"]["a"] == a_charged
+        if rules.preset == "dummy":
+            assert r["roles"]["a"] == r["roles"]["b"] == {"pair": 6, "blind_owner": 3}
+            # Seat 1 and the blind are one side: a seat-1 person of level X carries the blind's penalty.
+            for sides, result in r["plays"]:
+                assert result.pair_of[1] == result.pair_of[3] != result.pair_of[0] == result.pair_of[2]
+                assert sides[3] == sides[1]
+
+
+def test_blind_rotates_moves_the_people_but_not_the_levels_roles() -> None:
+    # Deal 2: the people have moved one seat, so person 2 (level A alone) owns the blind.
+    assert ROTATING.seating(2)[1] == 2 and DUMMY.seating(2)[1] == 1
+    assert seat_levels(ROTATING, ("b", "b", "a"), 2) == ["b", "a", "b", "a"]
+    s = run(ROTATING, {"a": "easy", "b": "random"}, decks=3, seed=1)
+    assert s["roles_a"] == s["roles_b"] == {"blind_owner": 9, "pair": 18}
+    assert "lone_share_a" not in s
+
+
+def test_dummy_arena_cli_takes_the_preset_and_options(capsys: object) -> None:
+    argv = [
+        "--preset",
+        "dummy",
+        "--option",
+        "blind_rotates=true",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--deals",
+        "2",
+    ]
+    assert main(argv) == 0
+    line = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    assert line["preset"] == "dummy" and line["options"] == {"blind_rotates": True}
+    assert line["roles_a"] == {"blind_owner": 6, "pair": 12}
