@@ -33,7 +33,7 @@ from bot.handlers.common import (
     thread_of,
     user_tr,
 )
-from bot.handlers.game import Refusal
+from bot.handlers.game import Refusal, rules_of
 from bot.handlers.i18n import LANGS, Tr, pick_lang
 from bot.handlers.labels import person_left
 from bot.handlers.lobby import join_by_link
@@ -167,12 +167,17 @@ async def group_only(update: Update, context: Context) -> None:
     say(svc, update, tr("wrong.group_only"))
 
 
+def _target(table: Table) -> int:
+    """The penalty that makes the goat at this table (the rules' match target, 12 unless changed)."""
+    return rules_of(table).options.match_target
+
+
 def people_score(tr: Tr, table: Table) -> tuple[Content, bytes]:
     """/score's caption and picture with individual scores (``sochi``): one tally per person."""
     assert table.match is not None
     scores = list(table.match.scores) or [0] * len(table.seats)
     names = [seat_name(tr, table, s) for s in range(len(scores))]
-    lines = [tr("score.title_people")]
+    lines = [tr("score.title_people", target=_target(table))]
     for name, n in zip(names, scores, strict=True):
         lines.append(tr("summary.tally", names=name, n=n, tally=tally_text(n)))
     return Content("\n".join(lines)), people_tally_png(scores, names)
@@ -213,7 +218,7 @@ def _score_pairs(tr: Tr, table: Table) -> tuple[Content, bytes]:
     """/score's caption and picture in a pair game: each pair's two sixes."""
     assert table.match is not None
     penalty = table.match.penalty
-    lines = [tr("score.title")]
+    lines = [tr("score.title", target=_target(table))]
     for pair in (0, 1):
         lines.append(
             tr(
@@ -230,7 +235,7 @@ def _score_pairs(tr: Tr, table: Table) -> tuple[Content, bytes]:
 def _score_people(tr: Tr, table: Table) -> tuple[Content, bytes]:
     """/score's caption and picture where every person keeps his own score: one tally per person."""
     totals = people_view.scores(table)
-    lines = [tr("score.title"), *people_view.tally_lines(tr, table, totals)]
+    lines = [tr("score.title", target=_target(table)), *people_view.tally_lines(tr, table, totals)]
     return Content("\n".join(lines)), people_tally_png(totals, people_view.names(tr, table))
 
 

@@ -241,7 +241,8 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int, *, h
     else:
         us = view.pair_of[seat]
         them = 1 - us
-        partner = seat_name(tr, table, PARTNER_OF[seat])
+        # The blind's hand is read by its partner, for whom "вы с партнёром" is he and his blind.
+        partner = seat_name(tr, table, seat if seat in blind_seats(table) else PARTNER_OF[seat])
         if people_view.individual(table):
             # ``blind_rotates``: this deal's pair, then each person's own penalty.
             score_deal = tr(

@@ -10,7 +10,7 @@ from PIL import Image
 from bot.handlers.services import Services
 from bot.handlers.tally import HEIGHT, WIDTH, drawable, tally_png
 from bot.sandbox import Driver
-from tests.bot.helpers import legal_hand, play_until, start_game
+from tests.bot.helpers import legal_hand, lobby, play_until, sit, start_game
 
 
 def test_the_tally_picture_is_a_png_of_the_expected_size() -> None:
@@ -77,3 +77,26 @@ async def test_leave_gives_the_seat_to_a_bot_and_stop_ends_the_game(
     await group.wait_text("Игра остановлена")
     assert await svc.storage.load_table(group.id, None) is None
     assert (await svc.storage.history(group.id))[0]["rules"] == table.rules
+
+
+async def test_score_names_the_tables_match_target_as_the_goat(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    # A match to 6 (the lobby's "Игра до" option): the caption must not say 12 makes the goat.
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    message = await lobby(driver, group, anya)
+    await anya.tap(message, "Правила")
+    await group.wait_until(message, lambda m: any(b["text"] == "Игра до: 12" for r in m.buttons for b in r))
+    await anya.tap(message, "Игра до: 12")
+    await group.wait_until(message, lambda m: any(b["text"] == "Игра до: 6" for r in m.buttons for b in r))
+    await anya.tap(message, "Назад")
+    await group.wait_until(message, lambda m: any("Начать" in b["text"] for r in m.buttons for b in r))
+    await sit(anya, message, 0, group)
+    await anya.tap(message, "Начать")
+    await group.wait_until(message, lambda m: "Посадить туда" in m.content)
+    await anya.tap(message, "с ботами")
+    await group.wait_until(message, lambda m: "Игра началась" in m.content)
+    await anya.send(group, "/score")
+    picture = await group.wait_bot_message(lambda m: m.photo_file_id is not None)
+    assert "6 — козёл" in picture.content and "12 — козёл" not in picture.content

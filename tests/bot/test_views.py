@@ -171,6 +171,8 @@ def test_dummy_partner_dm_shows_the_blind_brag_and_the_table_its_stack() -> None
     table.match = MatchState(first_dealer=2, dealer=2, deal_no=2, deal_seq=1, current=deal.record())
     text = hand_content(tr, codec, table, deal, 3).text
     assert "Вы хвалитесь за своего слепого" in text and "ваше место 4" in text
+    # Read by B, the blind's partner: the score line's partner is B's blind, not B himself.
+    assert "вы с партнёром (🙈 слепой (B))" in text, text
     assert game.deal_of(table) is not None
     rng = random.Random(1)
     while deal.phase is not Phase.PLAY or not deal.tricks[1:]:

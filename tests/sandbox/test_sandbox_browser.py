@@ -29,6 +29,8 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
 ]
 TIMEOUT_MS = 10_000
+#: True once the DM shows something else than ``before`` (the tapped hand has been drawn anew).
+CHANGED = "before => document.querySelector('[data-testid=dm-messages]').innerHTML !== before"
 
 
 @pytest.fixture
@@ -54,12 +56,16 @@ async def sandbox(storage: RedisStorage) -> AsyncIterator[SandboxServer]:
         await server.stop()
 
 
-async def test_sandbox_page_in_headless_chromium(sandbox: SandboxServer, tmp_path: Path) -> None:
+def _need_chromium() -> None:
     if not Path(CHROMIUM).exists():
         pytest.fail(
             f"Chromium is missing at {CHROMIUM}: install Debian's package (apt-get install chromium) — "
             ".ci/run does this — or point $CHROMIUM at a Chromium binary"
         )
+
+
+async def test_sandbox_page_in_headless_chromium(sandbox: SandboxServer, tmp_path: Path) -> None:
+    _need_chromium()
     from playwright.async_api import async_playwright, expect
 
     async with async_playwright() as playwright:
@@ -122,3 +128,90 @@ async def test_sandbox_page_in_headless_chromium(sandbox: SandboxServer, tmp_pat
         Path(shots).mkdir(parents=True, exist_ok=True)
         for name in ("sandbox.png", "sandbox-boris.png"):
             (Path(shots) / name).write_bytes((tmp_path / name).read_bytes())
+
+
+async def test_two_dummies_match_played_to_its_end_in_headless_chromium(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    """Two people pick «с двумя слепыми» in the rules menu, sit, and play every card by tapping it in
+    their own DM (each in a page of their own) until the group is told who the goat is."""
+    _need_chromium()
+    from playwright.async_api import Page, async_playwright, expect
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            pages: list[Page] = []
+            for user_id, name in zip(sandbox.scene.player_ids[:2], ("Аня", "Борис"), strict=True):
+                page = await browser.new_page(viewport={"width": 1280, "height": 800})
+                page.set_default_timeout(TIMEOUT_MS)
+                await page.goto(f"{sandbox.url}?user={user_id}")
+                await expect(page.get_by_test_id(f"player-{name}")).to_have_class("active")
+                await page.get_by_test_id("dm-start").get_by_role("button").click()
+                await expect(page.get_by_test_id("dm-messages")).to_contain_text("Привет!")
+                pages.append(page)
+            anya = pages[0]
+            group = anya.get_by_test_id("group-messages")
+            buttons = group.get_by_test_id("inline-button")
+            await anya.get_by_test_id("group-input").fill("/newgame")
+            await anya.get_by_test_id("group-input").press("Enter")
+            await buttons.filter(has_text="Правила").click()
+            await buttons.filter(has_text="с двумя слепыми").click()
+            await expect(buttons.filter(has_text="✓ с двумя слепыми")).to_be_visible()
+            await buttons.filter(has_text="Игра до: 12").click()  # the shorter match: to 6
+            await expect(buttons.filter(has_text="Игра до: 6")).to_be_visible()
+            await buttons.filter(has_text="Назад").click()
+            # The blinds' seats have no button: the pairs' lines name them.
+            await expect(group).to_contain_text("слепой")
+            for page in pages:
+                await (
+                    page.get_by_test_id("group-messages")
+                    .get_by_test_id("inline-button")
+                    .filter(has_text="сесть")
+                    .first.click()
+                )
+            await expect(group).to_contain_text("Пара 2: Борис")
+            await buttons.filter(has_text="Начать").click()
+            await expect(group).to_contain_text("Раздача №1")
+
+            # Whoever has a card marked playable taps it; the blinds' cards turn by themselves.
+            ended = buttons.filter(has_text="Ещё партию")
+            taps = stacks_shown = 0
+            while not await ended.count():
+                tapped = False
+                for page in pages:
+                    alert = page.get_by_test_id("alert")
+                    if await alert.is_visible():  # a tap that came too late: say OK and look again
+                        await alert.get_by_role("button").click()
+                    dm = page.get_by_test_id("dm-messages")
+                    legal = dm.get_by_test_id("inline-button").filter(has_text="✅")
+                    if await legal.count():
+                        before = await dm.inner_html()
+                        try:
+                            await legal.first.click(timeout=2_000)
+                        except PlaywrightTimeout:  # the hand was drawn anew under the pointer: look again
+                            continue
+                        await page.wait_for_function(CHANGED, arg=before)
+                        taps += 1
+                        tapped = True
+                        # In play the hand says how many cards each blind has left to turn.
+                        stacks_shown += "в стопке" in before
+                if not tapped:
+                    await anya.wait_for_timeout(100)
+                assert taps < 400, "the match should have ended"
+            await expect(group).to_contain_text("Итог")
+            await anya.screenshot(path=str(tmp_path / "two-dummies.png"))
+        finally:
+            await browser.close()
+
+    world = sandbox.emulator.world
+    assert not [c for c in world.calls if not c.ok]
+    assert taps >= 9  # at least one whole deal of nine cards each was tapped
+    assert stacks_shown > 0
+    shots = os.environ.get("SANDBOX_SCREENSHOTS")
+    if shots:
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        (Path(shots) / "two-dummies.png").write_bytes((tmp_path / "two-dummies.png").read_bytes())
