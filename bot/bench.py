@@ -352,13 +352,18 @@ def _thinking_figures(bot_side: dict[str, Any], elapsed: float) -> dict[str, Any
     waits: list[float] = bot_side.get("bot_waits", [])
     if not waits:
         return {}
+    cpu = bot_side.get("thinking_cpu_s")
     return {
         "bot_decisions": len(waits),
         "bot_decisions_per_s": round(len(waits) / elapsed, 1),
         "bot_wait_ms_median": _ms(waits, 0.5),
         "bot_wait_ms_p95": _ms(waits, 0.95),
         "bot_wait_ms_max": round(1000 * max(waits), 1),
-        "thinking_cpu_s": bot_side.get("thinking_cpu_s"),
+        "thinking_cpu_s": cpu,
+        # Under load the haste rule spends extra thinking capacity on longer thoughts, not on more
+        # decisions (each table has one decision at a time): these two show where it went.
+        "thinking_cores": round(cpu / elapsed, 2) if cpu is not None else None,
+        "thinking_cpu_ms_per_decision": round(1000 * cpu / len(waits), 1) if cpu is not None else None,
     }
 
 

@@ -55,6 +55,8 @@ def test_bot_decisions_are_summed_up_only_when_there_were_any() -> None:
         "bot_wait_ms_p95": 300.0,
         "bot_wait_ms_max": 4000.0,
         "thinking_cpu_s": 1.5,
+        "thinking_cores": 0.75,
+        "thinking_cpu_ms_per_decision": 375.0,
     }
 
 
