@@ -235,7 +235,7 @@ def _score_pairs(tr: Tr, table: Table) -> tuple[Content, bytes]:
 def _score_people(tr: Tr, table: Table) -> tuple[Content, bytes]:
     """/score's caption and picture where every person keeps his own score: one tally per person."""
     totals = people_view.scores(table)
-    lines = [tr("score.title", target=_target(table)), *people_view.tally_lines(tr, table, totals)]
+    lines = [tr("score.title_people", target=_target(table)), *people_view.tally_lines(tr, table, totals)]
     return Content("\n".join(lines)), people_tally_png(totals, people_view.names(tr, table))
 
 
