@@ -103,7 +103,7 @@ async def test_dummy_blind_rotates_three_people_play_a_match_to_the_goat(
     # /score: one tally per person, names in the picture and the caption.
     await users[0].send(group, "/score")
     picture = await group.wait_bot_message(lambda msg: msg.photo_file_id is not None)
-    assert "у всех свой" in picture.content  # not the pairs' caption
+    assert picture.content.startswith("🎲 Счёт на шестёрках — у всех свой")  # not the pairs' caption
     for p in range(3):
         assert f"{NAMES[p]}: {m.scores[p]}" in picture.content
     stored = driver.world.files[picture.photo_file_id]  # type: ignore[index]
