@@ -41,6 +41,7 @@ from bot.engine.view import SeatView, view_for
 
 from . import Thinker
 from .local import PoolThinker
+from .stream import StreamThinker
 
 #: Worlds per decision of :func:`steady`.
 WORLDS = 24
@@ -120,6 +121,9 @@ class _Setup:
             self.workers.terminate()
             self.workers.wait(timeout=30)
         if self.store is not None:
+            thinker = self.thinker
+            if isinstance(thinker, StreamThinker):
+                await self.store.client.delete(thinker.jobs)  # the stream and its group: this run's only
             await self.store.close()
 
 
@@ -127,8 +131,6 @@ async def _setup(kind: str, workers: int, url: str | None) -> _Setup:
     if kind == "processes":
         return _Setup(PoolThinker.processes(workers))
     from bot.storage import RedisStorage  # only for ``redis``
-
-    from .stream import StreamThinker
 
     assert url is not None
     prefix = f"capacity-{uuid.uuid4().hex[:8]}:"

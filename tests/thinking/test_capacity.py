@@ -37,7 +37,9 @@ def test_the_views_are_card_decisions_with_a_choice() -> None:
     assert capacity.views(12, "flip", seed=2) == got  # seeded
 
 
-@pytest.mark.parametrize("kind", ["processes", "redis"])
+# The pool of this instance's processes (``--thinking redis`` is the same measure through the stream,
+# whose workers tests/thinking/test_thinking.py runs, kills and replaces).
+@pytest.mark.parametrize("kind", ["processes"])
 async def test_measure_times_each_worker_count_alternately(kind: str, plain_redis_url: str) -> None:
     url = plain_redis_url
     figures = await capacity.measure(kind, [1, 2], rounds=2, size=4, preset="classic", seed=1, url=url)
