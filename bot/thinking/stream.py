@@ -45,6 +45,8 @@ CLAIM_AFTER = 3.0
 TIMEOUT = 15.0
 #: Answers kept on a reply stream that nobody reads any more (its instance stopped): seconds.
 REPLY_TTL = 600
+#: Milliseconds the reply reader blocks in one ``XREAD``; closing waits for the read in hand.
+READ_BLOCK = 1000
 
 
 def jobs_key(prefix: str = "") -> str:
@@ -79,6 +81,7 @@ class StreamThinker:
         self.replies = reply_key(prefix, self.instance)
         self._waiting: dict[str, asyncio.Future[Action]] = {}
         self._reader: asyncio.Task[None] | None = None
+        self._closing = False
         #: Decisions no worker answered in time (thought by ``fallback``).
         self.fell_back = 0
 
@@ -118,9 +121,9 @@ class StreamThinker:
 
     async def _read(self) -> None:
         last = "0-0"
-        while True:
+        while not self._closing:
             try:
-                got = await self.client.xread({self.replies: last}, count=100, block=1000)
+                got = await self.client.xread({self.replies: last}, count=100, block=READ_BLOCK)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # a Redis restart or failover: keep following once it is back
@@ -140,17 +143,26 @@ class StreamThinker:
                     await self.client.xdel(self.replies, *seen)
 
     async def close(self) -> None:
-        """Stop following replies; decisions still waiting are cancelled."""
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
-            self._reader = None
+        """Stop following replies; decisions still waiting are cancelled.
+
+        The reader ends after the read in hand (at most :data:`READ_BLOCK` ms) rather than being
+        cancelled inside it: a blocking command cancelled mid-read can leave its connection waiting
+        for good (redis-py issues #2579, #2665). It is cancelled only if it does not end in time, and
+        nothing here waits longer than a few seconds.
+        """
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            self._closing = True
+            try:
+                await asyncio.wait_for(asyncio.shield(reader), READ_BLOCK / 1000 + 2.0)
+            except TimeoutError:
+                reader.cancel()
+            self._closing = False
         for answer in self._waiting.values():
             answer.cancel()
         await self.fallback.close()
         with contextlib.suppress(Exception):
-            await self.client.delete(self.replies)
+            await asyncio.wait_for(self.client.delete(self.replies), 5.0)
 
 
 __all__ = ["CLAIM_AFTER", "GROUP", "TIMEOUT", "StreamThinker", "ensure_group", "jobs_key", "reply_key"]
