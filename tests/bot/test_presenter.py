@@ -7,7 +7,7 @@ import random
 from bot.handlers.i18n import Tr
 from bot.handlers.presenter import key_of
 from bot.handlers.services import Services
-from bot.sandbox import Driver
+from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from tests.bot.helpers import lobby, play_until, sit, start_game
 
 
@@ -85,18 +85,10 @@ async def test_a_deals_messages_still_on_their_way_when_the_game_stops_are_delet
     """/stop while the first deal's table message is being sent (Telegram answers late): once it is
     out it is deleted, not left as a stray "that deal is over" in the group, and the hand behind it
     is not left live-looking in the private chat (seen walking a match in the sandbox)."""
-    anya = driver.add_user("Аня")
-    group = driver.add_group("Козлятник", [anya])
-    message = await lobby(driver, group, anya)
-    await sit(anya, message, 0, group)
-    await anya.tap(message, "Начать")
-    await group.wait_until(message, lambda m: "Посадить туда" in m.content)
+    anya, group, message = await _asked_to_fill(driver)
     # Sent, but answered only after the /stop below.
     driver.world.inject_faults(method="sendMessage", chat_id=group.id, count=1, delay=1.5)
-    await anya.tap(message, "с ботами")
-    await group.wait_until(message, lambda m: "Игра началась" in m.content)
-    await anya.send(group, "/stop")
-    await group.wait_bot_message(lambda m: m.content == Tr("ru")("stop.done"))
+    await _fill_and_stop(anya, group, message)
 
     def hands() -> list[str]:
         return [m.content for m in anya.dm.bot_messages if "раздача №1" in m.content]
@@ -115,18 +107,29 @@ async def test_a_deals_messages_waiting_for_their_turn_when_the_game_stops_are_n
     """The first deal's table message waits its turn (Telegram said "retry after 2 s") when /stop
     comes: it is dropped unsent, and so is the hand behind it, so nobody is notified of a deal that
     will not be played."""
+    anya, group, message = await _asked_to_fill(driver)
+    driver.world.inject_faults(method="sendMessage", chat_id=group.id, status=429, retry_after=2, count=1)
+    await _fill_and_stop(anya, group, message)
+    await driver.settle()
+    sent = [str(c.params.get("text", "")) for c in driver.calls("sendMessage") if c.ok]
+    assert not any("Раздача №1" in t or "раздача №1" in t for t in sent), sent
+    assert [c.error_code for c in driver.failed_calls()] == [429]
+
+
+async def _asked_to_fill(driver: Driver) -> tuple[SimUser, SimGroup, StoredMessage]:
+    """Аня alone in a lobby, asked whether to fill the empty seats with bot players."""
     anya = driver.add_user("Аня")
     group = driver.add_group("Козлятник", [anya])
     message = await lobby(driver, group, anya)
     await sit(anya, message, 0, group)
     await anya.tap(message, "Начать")
     await group.wait_until(message, lambda m: "Посадить туда" in m.content)
-    driver.world.inject_faults(method="sendMessage", chat_id=group.id, status=429, retry_after=2, count=1)
+    return anya, group, message
+
+
+async def _fill_and_stop(anya: SimUser, group: SimGroup, message: StoredMessage) -> None:
+    """Start with bot players, and stop the game as soon as it has started."""
     await anya.tap(message, "с ботами")
     await group.wait_until(message, lambda m: "Игра началась" in m.content)
     await anya.send(group, "/stop")
     await group.wait_bot_message(lambda m: m.content == Tr("ru")("stop.done"))
-    await driver.settle()
-    sent = [str(c.params.get("text", "")) for c in driver.calls("sendMessage") if c.ok]
-    assert not any("Раздача №1" in t or "раздача №1" in t for t in sent), sent
-    assert [c.error_code for c in driver.failed_calls()] == [429]

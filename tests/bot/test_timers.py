@@ -47,6 +47,20 @@ def settings(clock: FakeClock) -> Settings:
     return Settings(bot_delay=0.0, limits=Limits.off(), clock=clock.time, timer_interval=0.02)
 
 
+Factory = Callable[..., AnyApplication]
+
+
+@pytest.fixture
+def factory(storage: RedisStorage, settings: Settings) -> Factory:
+    """Builds the bot on the test's Redis keys and clock: each ``running_bot`` with it is a process
+    (re)started, so a test can stop the bot and start it again."""
+
+    def build(token: str, **kwargs: Any) -> AnyApplication:
+        return build_application(token, storage=storage, settings=settings, rate_limiter=False, **kwargs)
+
+    return build
+
+
 def redis_of(svc: Services) -> RedisStorage:
     """The Redis storage behind the services (the tests look at the timers' sorted set)."""
     assert isinstance(svc.storage, RedisStorage)
@@ -177,12 +191,8 @@ async def test_a_reminder_tidied_by_its_process_drops_its_tidy_timer(
 
 
 async def test_a_reminder_left_by_a_restart_is_deleted_once_its_turn_is_gone(
-    emulator: Emulator, storage: RedisStorage, settings: Settings, clock: FakeClock
+    emulator: Emulator, driver: Driver, factory: Factory, clock: FakeClock
 ) -> None:
-    def factory(token: str, **kwargs: Any) -> AnyApplication:
-        return build_application(token, storage=storage, settings=settings, rate_limiter=False, **kwargs)
-
-    driver = Driver(emulator.world, default_timeout=10.0)
     async with running_bot(factory, emulator) as first:
         svc = services_of(first)
         anya, group = await one_human_game(driver)
@@ -226,12 +236,8 @@ def test_only_a_tidy_timer_names_a_message() -> None:
 
 
 async def test_an_im_back_keyboard_left_by_a_restart_goes_when_tapped(
-    emulator: Emulator, storage: RedisStorage, settings: Settings, clock: FakeClock
+    emulator: Emulator, driver: Driver, factory: Factory, clock: FakeClock
 ) -> None:
-    def factory(token: str, **kwargs: Any) -> AnyApplication:
-        return build_application(token, storage=storage, settings=settings, rate_limiter=False, **kwargs)
-
-    driver = Driver(emulator.world, default_timeout=10.0)
     async with running_bot(factory, emulator) as first:
         svc = services_of(first)
         anya, group = await one_human_game(driver)
@@ -356,12 +362,8 @@ async def test_the_timers_of_a_decision_taken_are_dropped_when_the_next_turn_is_
 
 
 async def test_a_turn_timer_due_while_the_bot_was_down_fires_at_the_next_start(
-    emulator: Emulator, storage: RedisStorage, settings: Settings, clock: FakeClock
+    emulator: Emulator, driver: Driver, factory: Factory, clock: FakeClock
 ) -> None:
-    def factory(token: str, **kwargs: Any) -> AnyApplication:
-        return build_application(token, storage=storage, settings=settings, rate_limiter=False, **kwargs)
-
-    driver = Driver(emulator.world, default_timeout=10.0)
     async with running_bot(factory, emulator) as first:
         svc = services_of(first)
         anya, group = await one_human_game(driver)
@@ -378,12 +380,8 @@ async def test_a_turn_timer_due_while_the_bot_was_down_fires_at_the_next_start(
 
 
 async def test_a_lobby_expires_across_a_restart(
-    emulator: Emulator, storage: RedisStorage, settings: Settings, clock: FakeClock
+    emulator: Emulator, driver: Driver, factory: Factory, settings: Settings, clock: FakeClock
 ) -> None:
-    def factory(token: str, **kwargs: Any) -> AnyApplication:
-        return build_application(token, storage=storage, settings=settings, rate_limiter=False, **kwargs)
-
-    driver = Driver(emulator.world, default_timeout=10.0)
     anya = driver.add_user("Аня")
     group = driver.add_group("Козлятник", [anya])
     async with running_bot(factory, emulator) as first:
