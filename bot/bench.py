@@ -44,6 +44,7 @@ from bot.handlers.codec import Act, BadData, Codec, kind_of
 from bot.handlers.i18n import DEFAULT_LANG, Tr
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Settings
+from bot.polling import Poller
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage
 from bot.storage import ChatSettings, EmbeddedRedis, RedisStorage
 
@@ -396,8 +397,9 @@ async def serve_bot(
     watch = asyncio.create_task(_watch_loop(lags))
     await app.initialize()
     await app.start()
-    assert app.updater is not None
-    await app.updater.start_polling(timeout=1, poll_interval=0.0)
+    # The product's own poller (bot/polling.py), as `python -m bot` polls.
+    poller = Poller(app, timeout=1)
+    poller.start()
     await stop.wait()
     watch.cancel()
     svc_stats = services_of(app).stats
@@ -412,7 +414,7 @@ async def serve_bot(
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(profile)
-    await app.updater.stop()
+    await poller.close()
     await app.stop()
     await app.shutdown()
     await storage.close()

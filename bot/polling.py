@@ -86,7 +86,7 @@ class Poller:
                 backoff = min(backoff * 2, 30.0)
                 continue
             backoff = 1.0
-            fresh = [u for u in updates if self._is_new(u.update_id)]
+            fresh = [u for u in updates if isinstance(u, Update) and self._is_new(u.update_id)]
             for update in fresh:
                 self._start(update)
             if updates and not fresh and self.in_flight:
@@ -124,25 +124,31 @@ class Poller:
         finally:
             self.in_flight.pop(update.update_id, None)
 
-    async def _fetch(self, timeout: int) -> tuple[Update, ...]:
-        fetch = asyncio.ensure_future(
-            self.application.bot.get_updates(
-                offset=self.offset,
-                timeout=timeout,
-                read_timeout=timeout + 10,
-                allowed_updates=Update.ALL_TYPES,
-            )
-        )
+    async def _fetch(self, timeout: int) -> list[Update | int]:
+        """The updates offered: parsed when new, only their ids when this process is handling them.
+
+        The offset is the oldest update in flight, so every poll is answered with all the updates
+        still being handled too; parsing those into objects again, only to skip them, would cost
+        more CPU than the new ones.
+        """
+        bot = self.application.bot
+        data = {"offset": self.offset, "timeout": timeout, "allowed_updates": list(Update.ALL_TYPES)}
+        fetch = asyncio.ensure_future(bot._post("getUpdates", data, read_timeout=timeout + 10))
         stopped = asyncio.ensure_future(self._stop.wait())
         done, _ = await asyncio.wait({fetch, stopped}, return_when=asyncio.FIRST_COMPLETED)
         if fetch in done:
             stopped.cancel()
-            updates: tuple[Update, ...] = fetch.result()
-            return updates
+            out: list[Update | int] = []
+            for raw in fetch.result() or ():
+                uid = raw.get("update_id")
+                if not isinstance(uid, int):
+                    continue
+                out.append(Update.de_json(raw, bot) if self._is_new(uid) else uid)
+            return out
         fetch.cancel()
         with contextlib.suppress(asyncio.CancelledError, TelegramError):
             await fetch
-        return ()
+        return []
 
     async def _sleep(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
