@@ -30,7 +30,7 @@ from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.rotation import as_seated
 from bot.handlers.table_view import live_content, summary_content
-from bot.handlers.usecase import Snapshot, Tables
+from bot.handlers.usecase import Change, Snapshot, Tables
 from bot.handlers.words import decider, seat_name
 from bot.storage import Seat, Table
 
@@ -46,6 +46,8 @@ STORAGE_RETRY_CAP = 5.0
 #: Tables whose view was dropped, remembered (oldest forgotten first) so a late snapshot of one is
 #: not shown again.
 GONE_KEPT = 10_000
+#: Versions of a table remembered as showing an earlier version's content (see ``_View.same``).
+SAME_KEPT = 16
 
 
 @dataclass
@@ -58,6 +60,13 @@ class _View:
     gone: bool = False
     #: When the updates behind the snapshots not yet rendered were taken (timed for the bench).
     taken: list[float] = field(default_factory=list)
+    #: Versions of the table that differ from an earlier one only in message ids this presenter
+    #: stored (see :meth:`Presenter._keep`): version -> the version whose content it shows.
+    same: dict[int, int] = field(default_factory=dict)
+    #: The contents made for one content version (see :meth:`Presenter._made`): the renders after a
+    #: message id is stored show the same texts and keyboards, and do not make them again.
+    made_at: tuple[str, int] | None = None
+    made: dict[tuple[object, ...], Content] = field(default_factory=dict)
 
     @property
     def table(self) -> Table:
@@ -261,7 +270,10 @@ class Presenter:
         if deal is None or table.match is None:
             return
         seq = table.match.deal_seq
-        content = live_content(tr, table, deal)
+        made = self._made(view)
+        content = made.get(("table", tr.lang))
+        if content is None:
+            content = made[("table", tr.lang)] = live_content(tr, table, deal)
         hint = await self.hints_on(table.chat_id)
         pushes: list[asyncio.Task[None]] = []
         if table.table_message_id is None:
@@ -280,14 +292,17 @@ class Presenter:
             assert person.user_id is not None
             if seat in table.blocked and seat in table.away:
                 continue  # they blocked the bot (bot/handlers/faults.py): no DMs until they are back
+            if (table.table_id, seat) in self._pushing:
+                continue  # its hand is on its way as a new message; shown again once it is there
             utr = await self.user_tr(person)
             shown = seat
             if deal.to_act is not None and deal.to_act != seat and decider(table, deal.to_act) == seat:
                 shown = deal.to_act  # his blind's brag: its cards and the decision, in his DM
-            hand = hand_content(utr, codec, table, deal, shown, hint=hint)
+            made_key = ("hand", utr.lang, seat, shown, hint)
+            hand = made.get(made_key)
+            if hand is None:
+                hand = made[made_key] = hand_content(utr, codec, table, deal, shown, hint=hint)
             hand_id = table.hand_messages.get(seat)
-            if (table.table_id, seat) in self._pushing:
-                continue  # its hand is on its way as a new message; shown again once it is there
             if hand_id is not None and push_due(table, deal, seat):
                 self._pushing[(table.table_id, seat)] = len(deal.moves)
                 turn = (table.table_id, seq, len(deal.moves), seat)
@@ -313,6 +328,16 @@ class Presenter:
         if pushes:
             self._queued(view)
             await asyncio.gather(*pushes)
+
+    @staticmethod
+    def _made(view: _View) -> dict[tuple[object, ...], Content]:
+        """The contents already made for the content of the view's snapshot (emptied when it changes)."""
+        table = view.table
+        at = (table.table_id, view.same.get(table.version, table.version))
+        if view.made_at != at:
+            view.made_at = at
+            view.made = {}
+        return view.made
 
     def _queued(self, view: _View) -> None:
         """The render has queued what it can without waiting for Telegram: time the updates behind it."""
@@ -438,13 +463,29 @@ class Presenter:
         """Store a message that is out (``change`` puts its id in the table), waiting for Redis as long
         as it takes: a message whose id is lost would be sent again by the next render."""
         pause = STORAGE_RETRY
+        ran_on: list[tuple[str, int]] = []
+
+        def keep(c: Change) -> bool:
+            # The state this change was decided on (the last one, if a lost race made it decide again).
+            ran_on[:] = [(c.table.table_id, c.table.version)] if c.table is not None else []
+            return change(c.table)
+
         while True:
             try:
-                return await self.usecase.run(key, lambda c: change(c.table))
+                snap, ok = await self.usecase.run(key, keep)
             except (RedisConnectionError, RedisTimeoutError) as e:
                 _LOG.warning("remembering %s of table %s waits for storage: %s", what, key, e)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, STORAGE_RETRY_CAP)
+                continue
+            view = self._views.get(key)
+            if snap is not None and ran_on and view is not None and ran_on[0][0] == snap.table.table_id:
+                # Only message ids changed: the new version shows what the one it was made from shows.
+                base = ran_on[0][1]
+                view.same[snap.table.version] = view.same.get(base, base)
+                while len(view.same) > SAME_KEPT:
+                    del view.same[next(iter(view.same))]
+            return snap, ok
 
     async def _push(
         self, key: TableKey, turn: tuple[str, int, int, int], user_id: int, old_id: int, hand: Content

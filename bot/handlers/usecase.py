@@ -35,6 +35,7 @@ from bot.handlers.game import Progress
 from bot.stats import counting
 from bot.stats.entry import entry_of
 from bot.storage import StaleWrite, Table, TimerPlan
+from bot.storage.invariants import vouch
 
 R = TypeVar("R")
 _LOG = logging.getLogger(__name__)
@@ -65,17 +66,33 @@ class DealCache:
         m = table.match
         if m is None or m.current is None:
             return None
+        deal = self.peek(table)
+        if deal is None:
+            deal = game.replay(m.current)
+            vouch(m.current, deal)
+            self.put(table, deal)
+        return deal
+
+    def peek(self, table: Table) -> Deal | None:
+        """The deal in play of ``table`` if it is kept (never rebuilt here).
+
+        The deal found is vouched for as the one the table's record gives, so the check before the
+        table is saved again (bot/storage/invariants.py) checks it rather than replay the record.
+        """
+        m = table.match
+        if m is None or m.current is None:
+            return None
         key = key_of(table)
         found = self._deals.get(key)
-        if found is not None:
-            table_id, version, deal = found
-            if (table_id, version) == (table.table_id, table.version) and len(deal.moves) == len(
-                m.current.get("moves", ())
-            ):
-                self._deals.move_to_end(key)
-                return deal
-        deal = game.replay(m.current)
-        self.put(table, deal)
+        if found is None:
+            return None
+        table_id, version, deal = found
+        if (table_id, version) != (table.table_id, table.version) or len(deal.moves) != len(
+            m.current.get("moves", ())
+        ):
+            return None
+        self._deals.move_to_end(key)
+        vouch(m.current, deal)
         return deal
 
     def put(self, table: Table, deal: Deal | None) -> None:
@@ -295,7 +312,11 @@ class Tables:
                 elif change.moved(current):
                     deal = _UNBUILT  # rebuilt from the new record when first read
                 else:
-                    deal = before_snap.built  # the record is the same: so is the deal
+                    # The record is the same: so is the deal (taken from the cache if it was not
+                    # read, which vouches for it to the check before the save).
+                    deal = before_snap.built
+                    if deal is _UNBUILT:
+                        deal = self.deals.peek(table) or _UNBUILT
                 snap = Snapshot(table, deal, cache=self.deals, progress=change.progress, taken=taken)
                 timers = await self.planner(snap) if self.planner is not None else None
                 try:
