@@ -148,6 +148,8 @@ class _Chat:
     next_at: float = 0.0
     last_at: float = float("-inf")
     task: asyncio.Task[None] | None = None
+    #: Set while the worker waits out a relaxed edit: a call queued (or made urgent) wakes it.
+    nudge: asyncio.Event | None = None
 
 
 #: Calls logged per chat, and chats logged, at most (the oldest are forgotten first).
@@ -224,7 +226,9 @@ class Outbox:
             if pending.content != content:
                 pending.content = content
                 pending.changed_at = self.pace.now()
-            pending.urgent = pending.urgent or urgent
+            if urgent and not pending.urgent:
+                pending.urgent = True
+                self._wake(chat_id, chat)
             return
         op = _Op("edit", chat_id, content, message_id=message_id, urgent=urgent, changed_at=self.pace.now())
         chat.edits[message_id] = op
@@ -343,6 +347,8 @@ class Outbox:
         return await op.future
 
     def _wake(self, chat_id: int, chat: _Chat) -> None:
+        if chat.nudge is not None:
+            chat.nudge.set()
         if chat.task is None or chat.task.done():
             chat.task = asyncio.create_task(self._run(chat_id, chat), name=f"outbox {chat_id}")
             self._started += 1
@@ -390,8 +396,8 @@ class Outbox:
                 relaxed_at = max(chat.last_at, op.changed_at) + self.limits.relaxed_interval
                 now = self.pace.now()
                 if now < relaxed_at:
-                    # Polled rather than woken: an urgent call may arrive meanwhile and go first.
-                    await self.pace.sleep(min(0.25, relaxed_at - now))
+                    # Until then, or until an urgent call arrives meanwhile and goes first.
+                    await self._nap(chat, relaxed_at - now)
                     continue
             await self._wait_turn(chat_id, chat)
             if op not in chat.queue:
@@ -405,6 +411,22 @@ class Outbox:
             result = await self._call(op)
             if op.future is not None and not op.future.done():
                 op.future.set_result(result)
+
+    async def _nap(self, chat: _Chat, seconds: float) -> None:
+        """Wait ``seconds`` on the pace's clock, or less if a call is queued (or made urgent) in the chat.
+
+        Woken rather than polled: hundreds of chats each holding a relaxed edit for seconds would
+        otherwise wake the event loop several times a second apiece.
+        """
+        nudge = chat.nudge = asyncio.Event()
+        sleeper = asyncio.ensure_future(self.pace.sleep(seconds))
+        woken = asyncio.ensure_future(nudge.wait())
+        try:
+            await asyncio.wait({sleeper, woken}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            chat.nudge = None
+            sleeper.cancel()
+            woken.cancel()
 
     @staticmethod
     def _take(chat: _Chat, op: _Op) -> None:

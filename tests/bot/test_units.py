@@ -13,7 +13,7 @@ import redis
 from bot.engine import ALL_CARDS, Cut, Declare, Exchange, Play, Suit, Swap
 from bot.handlers.codec import MAX_CALLBACK, BadData, Button, Codec, decode_action, encode_action
 from bot.handlers.i18n import LANGS, LOCALES_DIR, Tr, translations
-from bot.handlers.outbox import Content, Limits, Outbox
+from bot.handlers.outbox import Content, Limits, LoopPace, Outbox
 from bot.storage import EmbeddedRedis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,6 +142,37 @@ async def test_an_urgent_edit_does_not_wait_behind_a_relaxed_one() -> None:
     await outbox.drain()
     assert loop.time() - started < 1.0
     assert sorted(bot.edits) == ["a", "c", "d"]
+
+
+class _CountingPace(LoopPace):
+    """Real time; counts the outbox's waits."""
+
+    def __init__(self) -> None:
+        self.sleeps = 0
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps += 1
+        await asyncio.sleep(seconds)
+
+
+async def test_a_relaxed_edit_waits_in_one_nap_and_the_same_content_made_urgent_wakes_it() -> None:
+    bot = _CountingBot()
+    limits = Limits(group_interval=0, private_interval=0, global_interval=0, relaxed_interval=0.6)
+    pace = _CountingPace()
+    outbox = Outbox(bot, limits=limits, pace=pace)  # type: ignore[arg-type]
+    outbox.edit(5, 1, Content("a"), urgent=False)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await outbox.drain()
+    # One wait for the whole relaxed interval, not a wake-up every fraction of a second.
+    assert bot.edits == ["a"] and loop.time() - started >= 0.55 and pace.sleeps == 1
+    outbox.edit(5, 1, Content("b"), urgent=False)
+    await asyncio.sleep(0.05)
+    assert bot.edits == ["a"]
+    started = loop.time()
+    outbox.edit(5, 1, Content("b"))  # the same content, now urgent: goes at once
+    await outbox.drain()
+    assert bot.edits == ["a", "b"] and loop.time() - started < 0.1
 
 
 class _SendingBot:
