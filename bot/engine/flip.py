@@ -14,6 +14,7 @@ from bot.engine.cards import ALL_CARDS, JACK_OF_CLUBS, QUEEN_OF_CLUBS, SUITS, Ca
 from bot.engine.errors import Reason
 from bot.engine.phase import DealCore, Phase, Refusal, refused
 from bot.engine.rules import FlipOptions, TrumpMode
+from bot.engine.seats import CLOCKWISE
 
 N_SEATS = 4
 _HIGH_RANKS = frozenset((Rank.QUEEN, Rank.JACK))
@@ -134,7 +135,7 @@ def _after_flip_trump(deal: DealCore, swaps: SwapState, trump: Suit) -> None:
     deal.set_trump(trump)
     if deal.redeal_if_four_queens():
         return
-    swaps.queue = [(deal.left + k) % N_SEATS for k in range(N_SEATS)]
+    swaps.queue = list(CLOCKWISE[deal.left])
     _next_swap(deal, swaps)
 
 

@@ -71,7 +71,10 @@ def caught(s: PlayRules, before: Sequence[tuple[int, int]], seat: int, b: int) -
 def refill(s: PlayRules, hands: list[int], stock: Sequence[int], drawn: int, winner: int) -> int:
     """After a trick, each seat draws one card from the stock (``stock[drawn:]`` is left), the trick's
     winner first, then clockwise, while it lasts; returns how many of ``stock`` are drawn now."""
-    for seat in s.clockwise[winner][: len(stock) - drawn]:  # the whole order, but for the stock's end
+    end = len(stock)
+    for seat in s.clockwise[winner]:
+        if drawn == end:
+            break
         hands[seat] |= stock[drawn]
         drawn += 1
     return drawn
