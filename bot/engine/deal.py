@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from math import floor
 from typing import Any
 
 from bot.engine import brag, flip, sochi
@@ -51,7 +52,6 @@ from bot.engine.phase import Trick as Trick
 from bot.engine.play import GOES_ON, PlayState, play_rules
 from bot.engine.result import DealResult as DealResult
 from bot.engine.rules import ClassicOptions, Rules
-from bot.engine.scoring import score_deal
 from bot.engine.seats import CLOCKWISE as CLOCKWISE
 from bot.engine.seats import N_SEATS as N_SEATS
 from bot.engine.seats import PAIR_OF as PAIR_OF
@@ -157,10 +157,11 @@ class Deal:
         """A deal from a deck shuffled by ``rng`` (the caller owns the randomness, so deals replay)."""
         deck = list(deck_for(rules.deck_size))
         # Fisher-Yates on rng.random(): uniform to within 2**-53, and twice as fast as rng.shuffle,
-        # which matters when bot players deal thousands of worlds.
+        # which matters when bot players deal thousands of worlds. ``floor`` is ``int`` here (the
+        # product is never negative), a good deal cheaper to call.
         rnd = rng.random
         for i in range(len(deck) - 1, 0, -1):
-            j = int(rnd() * (i + 1))
+            j = floor(rnd() * (i + 1))
             deck[i], deck[j] = deck[j], deck[i]
         return cls(rules, deck, dealer, deal_no, eggs_before, checked=True)
 
@@ -274,10 +275,12 @@ class Deal:
 
     def give(self, seat: int, cs: Sequence[Card]) -> None:
         """Put ``cs`` into ``seat``'s hand."""
+        m = 0
         for c in cs:
-            self._cards.hands[seat] |= 1 << c.id
-            if c.bit == _JC_BIT:
-                self.jack_holder = seat
+            m |= c.bit
+        self._cards.hands[seat] |= m
+        if m & _JC_BIT:
+            self.jack_holder = seat
 
     def holder(self, c: Card) -> int:
         """The seat holding ``c``."""
@@ -410,14 +413,14 @@ class Deal:
     def play(self, seat: int, c: Card) -> None:
         """Play ``c`` from ``seat``'s hand; raises :class:`IllegalMoveError` saying why it is not allowed."""
         st: PlayState = self._cards  # type: ignore[assignment]  # checked: a Holding has no seat to play
-        cid = c.id
+        b = c.bit
         # Before play a Holding, and once over the kernel, has mask 0: every play is refused here. The
         # seat to play is never a blind: its cards are played as soon as its turn comes (below).
-        if seat != st.seat or not st.mask >> cid & 1:
+        if seat != st.seat or not st.mask & b:
             raise self._why_not_play(seat, c)
-        self.moves.append(_MOVES[seat][cid])
+        self.moves.append(_MOVES[seat][c.id])
         trick = st.trick
-        if st.play(1 << cid) == GOES_ON:
+        if st.play(b) == GOES_ON:
             self.to_act = st.seat
         else:
             self._trick_done(st, trick)
@@ -452,9 +455,7 @@ class Deal:
             self.to_act = st.seat
 
     def _finish(self, st: PlayState) -> None:
-        score = score_deal(
-            self.rules, (st.pts[0], st.pts[1]), (st.won[0], st.won[1]), st.queen_pair, self.eggs_before
-        )
+        score = st.s.score(st.pts[0], st.pts[1], st.won[0], st.won[1], st.queen_pair)
         self.events.extend(score.events)
         self.phase = Phase.OVER
         self.to_act = None
@@ -514,14 +515,16 @@ class Deal:
         may); its ``reason`` tells programs why, its message people."""
         if isinstance(action, Play):
             return None if self.legal_mask(seat) & action.card.bit else self._why_not_play(seat, action.card)
-        what = f"seat {seat} cannot {describe(action)}"
-        if self.phase is Phase.OVER:
-            return IllegalMoveError(f"{what}: the deal is over", Reason.DEAL_OVER)
-        waiting = f"seat {self.to_act} is to {self.phase.value.replace('_', ' ')}"
-        if seat != self.to_act:
-            return IllegalMoveError(f"{what}: {waiting}", Reason.NOT_YOUR_TURN)
-        if self.phase is not Phase.PLAY:
-            if self.phase is Phase.DISCARD:
+        phase = self.phase
+        said: str | None = None
+        if phase is Phase.OVER:
+            why = Reason.DEAL_OVER
+        elif seat != self.to_act:
+            why = Reason.NOT_YOUR_TURN
+        elif phase is Phase.PLAY:
+            why = Reason.WRONG_PHASE
+        else:
+            if phase is Phase.DISCARD:
                 reason = sochi.refusal(self, self.talon, seat, action)
             elif self.brag is not None:
                 reason = brag.refusal(self, self.brag, seat, action)
@@ -530,8 +533,12 @@ class Deal:
             if reason is None:
                 return None
             why, said = reason
-            return IllegalMoveError(f"{what}: {waiting if said is None else said}", why)
-        return IllegalMoveError(f"{what}: {waiting}", Reason.WRONG_PHASE)
+        # The words only now: a decision taken is checked first, and most are allowed.
+        what = f"seat {seat} cannot {describe(action)}"
+        if phase is Phase.OVER:
+            return IllegalMoveError(f"{what}: the deal is over", why)
+        waiting = f"seat {self.to_act} is to {phase.value.replace('_', ' ')}"
+        return IllegalMoveError(f"{what}: {waiting if said is None else said}", why)
 
     def _why_not_play(self, seat: int, c: Card) -> IllegalMoveError:
         who = f"seat {seat} cannot play {c}"

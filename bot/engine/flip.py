@@ -10,13 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot.engine.actions import Action, Declare, Swap, SwapReturn
-from bot.engine.cards import JACK_OF_CLUBS, QUEEN_OF_CLUBS, SUITS, Card, Rank, Suit, cards_of
+from bot.engine.cards import ALL_CARDS, JACK_OF_CLUBS, QUEEN_OF_CLUBS, SUITS, Card, Rank, Suit, cards_of
 from bot.engine.errors import Reason
 from bot.engine.phase import DealCore, Phase, Refusal, refused
 from bot.engine.rules import FlipOptions, TrumpMode
+from bot.engine.seats import CLOCKWISE
 
 N_SEATS = 4
 _HIGH_RANKS = frozenset((Rank.QUEEN, Rank.JACK))
+#: The decisions on offer, made once (they are frozen values): asked for at every decision, and a
+#: decision is checked by finding it among them.
+_DECLARES = tuple(Declare(s) for s in SUITS)
+_BY_THE_LAST = Declare(None)
+_SWAPS = (Swap(True), Swap(False))
+_RETURNS = tuple(SwapReturn(c) for c in ALL_CARDS)
 
 
 @dataclass(slots=True)
@@ -62,16 +69,16 @@ def declaring_after_three(deal: DealCore) -> bool:
 def legal(deal: DealCore, swaps: SwapState, seat: int) -> list[Action]:
     """The declare and swap decisions ``seat`` (the seat to act) may take now."""
     if deal.phase is Phase.DECLARE:
-        acts: list[Action] = [Declare(s) for s in SUITS]
+        acts: list[Action] = list(_DECLARES)
         if declaring_after_three(deal):
-            acts.append(Declare(None))
+            acts.append(_BY_THE_LAST)
         return acts
     if deal.phase is Phase.SWAP:
-        return [Swap(True), Swap(False)]
+        return list(_SWAPS)
     if deal.phase is Phase.SWAP_RETURN:
         t = deal.tables
         assert t is not None
-        return [SwapReturn(c) for c in t.sorted(cards_of(deal.hands[seat]))]
+        return [_RETURNS[c.id] for c in t.sorted(cards_of(deal.hands[seat]))]
     return []
 
 
@@ -128,7 +135,7 @@ def _after_flip_trump(deal: DealCore, swaps: SwapState, trump: Suit) -> None:
     deal.set_trump(trump)
     if deal.redeal_if_four_queens():
         return
-    swaps.queue = [(deal.left + k) % N_SEATS for k in range(N_SEATS)]
+    swaps.queue = list(CLOCKWISE[deal.left])
     _next_swap(deal, swaps)
 
 
@@ -157,9 +164,10 @@ def _trump_mask(deal: DealCore) -> int:
 def _next_swap(deal: DealCore, swaps: SwapState) -> None:
     q = swaps.queue
     tm = _trump_mask(deal)
+    hands = deal.hands
     while q:
         seat = q.pop(0)
-        if (deal.hands[seat] & tm).bit_count() == 1:
+        if (hands[seat] & tm).bit_count() == 1:
             deal.wait_for(Phase.SWAP, seat)
             return
     deal.start_play(deal.left)

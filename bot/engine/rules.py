@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -282,21 +283,30 @@ class Rules(BaseModel):
         """The JSON form, listing only options that differ from the preset's defaults."""
         return {"preset": self.preset, "options": self.options.model_dump(mode="json", exclude_defaults=True)}
 
-    # Derived facts every part of the engine asks for.
+    def __hash__(self) -> int:
+        return self._hash
 
-    @property
+    @cached_property
+    def _hash(self) -> int:
+        # Rules key the engine's caches, asked for every deal dealt: hashed once (they are frozen).
+        return hash((self.preset, self.options))
+
+    # Derived facts every part of the engine asks for (cached: the rules are frozen, and a deal asks for
+    # them as it is dealt — every tap's replay, thousands of sampled deals per decision).
+
+    @cached_property
     def deck_size(self) -> int:
         """How many cards are dealt."""
         if self.preset == "tricks":
             return 36
         return self.options.deck if isinstance(self.options, ClassicOptions | FlipOptions) else 32
 
-    @property
+    @cached_property
     def seats(self) -> int:
         """How many seats play (one card each makes a trick): 3 in ``sochi``, else 4."""
         return 3 if self.preset == "sochi" else 4
 
-    @property
+    @cached_property
     def blind_rotates(self) -> bool:
         """Whether ``dummy``'s blind passes to the next person each deal (RULES.md §5)."""
         return isinstance(self.options, DummyOptions) and self.options.blind_rotates
@@ -323,12 +333,12 @@ class Rules(BaseModel):
         blinds = self.blind_seats
         return tuple(None if s in blinds else s for s in range(self.seats))
 
-    @property
+    @cached_property
     def talon_size(self) -> int:
         """Cards dealt to the talon (``sochi``'s прикуп), else 0."""
         return 2 if self.preset == "sochi" else 0
 
-    @property
+    @cached_property
     def hand_size(self) -> int:
         """Cards in each hand once dealing is complete (before ``sochi``'s talon is taken)."""
         return (self.deck_size - self.talon_size) // self.seats
@@ -339,34 +349,34 @@ class Rules(BaseModel):
         assert isinstance(opts, ClassicOptions | SochiOptions), "no brag in this preset"
         return opts.brag_kind(deal_no)
 
-    @property
+    @cached_property
     def top_trump(self) -> Card:
         """The шмон: ♣6 with sixes in the deck, ♣7 without."""
         return SHMON_32 if self.deck_size == 32 else SHMON_36
 
-    @property
+    @cached_property
     def fixed_trump_suit(self) -> Suit | None:
         """The trump suit when the preset fixes it; ``None`` when each deal chooses it (``flip``)."""
         if isinstance(self.options, ClassicOptions | SochiOptions):
             return self.options.trump_suit
         return Suit.CLUBS if self.preset in ("draw", "tricks") else None
 
-    @property
+    @cached_property
     def by_tricks(self) -> bool:
         """Whether a deal is scored by the tricks each pair took (``tricks``), not by card points."""
         return self.preset == "tricks"
 
-    @property
+    @cached_property
     def brag_rotates(self) -> bool:
         """Whether the brag kind changes every round of deals (``sochi4``'s ``brag_rotation``)."""
         return isinstance(self.options, Sochi4Options | SochiOptions)
 
-    @property
+    @cached_property
     def blind_seats(self) -> tuple[int, ...]:
         """The seats of the blinds (RULES.md §5), whose turn in play is automatic; ``()`` for most presets."""
         return BLIND_SEATS.get(self.preset, ())
 
-    @property
+    @cached_property
     def blind_mask(self) -> int:
         """:attr:`blind_seats` as a bit mask over seats (bit ``s`` for seat ``s``)."""
         m = 0
@@ -383,12 +393,12 @@ class Rules(BaseModel):
         """Whether classic's exchange is offered after the brag (not at a table with a blind)."""
         return not self.blind_seats
 
-    @property
+    @cached_property
     def queen_penalty(self) -> int:
         """What the pair whose ♣Q is caught is charged."""
         return 8 if self.preset == "flip" else 4
 
-    @property
+    @cached_property
     def jack_order(self) -> JackOrder:
         """The order of the jacks among the trumps."""
         if isinstance(self.options, ClassicOptions | SochiOptions):

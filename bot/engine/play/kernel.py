@@ -71,13 +71,13 @@ def caught(s: PlayRules, before: Sequence[tuple[int, int]], seat: int, b: int) -
 def refill(s: PlayRules, hands: list[int], stock: Sequence[int], drawn: int, winner: int) -> int:
     """After a trick, each seat draws one card from the stock (``stock[drawn:]`` is left), the trick's
     winner first, then clockwise, while it lasts; returns how many of ``stock`` are drawn now."""
-    n = s.n
-    left = len(stock) - drawn
-    if left > n:
-        left = n
-    for k in range(left):
-        hands[(winner + k) % n] |= stock[drawn + k]
-    return drawn + left
+    end = len(stock)
+    for seat in s.clockwise[winner]:
+        if drawn == end:
+            break
+        hands[seat] |= stock[drawn]
+        drawn += 1
+    return drawn
 
 
 #: What :func:`draw_lead_rule` returns: free lead, restricted lead, restricted after the last-card swap.
@@ -119,6 +119,7 @@ class PlayState:
         "leader",
         "led_eff",
         "mask",
+        "order",
         "over",
         "pts",
         "queen_pair",
@@ -151,9 +152,11 @@ class PlayState:
         stacks: Sequence[Sequence[int]] = (),
     ) -> None:
         self.s = s
-        self.stacks = tuple(tuple(st) for st in stacks) or ((),) * s.n
+        self.stacks = tuple(map(tuple, stacks)) or ((),) * s.n
         self.hands = hands
         self.leader = leader
+        #: The seats in playing order for this trick (``s.orders[leader]``).
+        self.order = s.orders[leader]
         self.pts = list(pts)
         self.won = list(won)
         self.stock = tuple(stock)
@@ -201,6 +204,7 @@ class PlayState:
         w.s = self.s
         w.hands = self.hands.copy()
         w.leader = self.leader
+        w.order = self.order
         w.trick = self.trick.copy()
         w.pts = self.pts.copy()
         w.won = self.won.copy()
@@ -246,12 +250,14 @@ class PlayState:
         s = self.s
         trick = self.trick
         seat = self.seat
-        self.hands[seat] ^= b
+        hands = self.hands
+        hands[seat] ^= b
         cid = b.bit_length() - 1
         if trick:
             p = self.rows[seat][cid]
             if p > self.win_p:
-                self.win_seat, self.win_p = seat, p
+                self.win_seat = seat
+                self.win_p = p
             self.tp += _POINTS[cid]
             if b & s.special:
                 q = caught(s, trick, seat, b)
@@ -270,17 +276,19 @@ class PlayState:
             rows = self.rows = s.strength[e]
             self.sm = s.suit_masks[e]
             self.exc = s.exc[cid]
-            self.win_seat, self.win_p = seat, rows[seat][cid]
+            self.win_seat = seat
+            self.win_p = rows[seat][cid]
             self.tp = _POINTS[cid]
             trick.append((seat, b))
             k = 1
-        self.seat = nxt = s.orders[self.leader][k]
-        if s.blinds >> nxt & 1:
-            self.mask = turned(self.stacks[nxt], self.hands[nxt])
-        elif self.exc:
-            self.mask = follow_mask(s, nxt, self.hands[nxt], self.led_eff, trick[0][1])
-        else:
-            hand = self.hands[nxt]
+        self.seat = nxt = self.order[k]
+        hand = hands[nxt]
+        if self.exc:  # a blind at the table, the open hand, a matador led: the kernel's functions decide
+            if s.blinds >> nxt & 1:
+                self.mask = turned(self.stacks[nxt], hand)
+            else:
+                self.mask = follow_mask(s, nxt, hand, self.led_eff, trick[0][1])
+        else:  # follow_mask's last rule, the one that applies here: the led suit, else the fallback
             self.mask = hand & self.sm or hand & s.fallback or hand
         return GOES_ON
 
@@ -293,8 +301,9 @@ class PlayState:
         self.won[pair] += 1
         self.trick = []
         self.first = 0
-        leader, self.leader = self.leader, winner
-        self.seat = winner
+        leader = self.leader
+        self.leader = self.seat = winner
+        self.order = s.orders[winner]
         hands = self.hands
         if self.drawn < len(self.stock):
             self.drawn = refill(s, hands, self.stock, self.drawn, winner)
@@ -304,9 +313,13 @@ class PlayState:
             return OVER
         if s.is_draw:
             rule = draw_lead_rule(s, hands, winner, leader)
-            self.restricted = rule != FREE
             self.swapped = rule == SWAPPED
-            self.mask = lead_mask(s, hands[winner], 0, self.restricted)
+            if rule == FREE:
+                self.restricted = False
+                self.mask = hands[winner]
+            else:
+                self.restricted = True
+                self.mask = lead_mask(s, hands[winner], 0, True)
         elif s.blinds >> winner & 1:  # a blind that wins a trick leads its next card
             self.mask = turned(self.stacks[winner], hands[winner])
         else:

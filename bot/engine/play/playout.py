@@ -8,6 +8,7 @@ and the loop that drives them is :func:`play_out`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import floor
 
 from .kernel import PlayState
 
@@ -28,7 +29,7 @@ def random_choice(rnd: Callable[[], float]) -> Chooser:
     every random player keeps, so the same random numbers give the same cards everywhere."""
 
     def choose(state: PlayState, seat: int, m: int) -> int:
-        j = int(rnd() * m.bit_count())
+        j = floor(rnd() * m.bit_count())
         while j:
             m &= m - 1
             j -= 1
@@ -50,7 +51,7 @@ def play_out(
             m = w.mask
             n = m.bit_count()
             if n > 1:
-                j = int(rnd() * n)
+                j = floor(rnd() * n)  # int(), as random_choice has it (never negative), but cheaper
                 while j:
                     m &= m - 1
                     j -= 1

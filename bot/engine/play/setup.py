@@ -13,7 +13,7 @@ from functools import lru_cache
 from bot.engine.cards import POINTS_BY_ID, QUEEN_OF_CLUBS, Suit
 from bot.engine.order import Tables, tables_for
 from bot.engine.rules import ClassicOptions, Rules
-from bot.engine.scoring import score_deal
+from bot.engine.scoring import DealScore, score_deal
 from bot.engine.seats import PAIR_OF
 
 QC_BIT = QUEEN_OF_CLUBS.bit
@@ -22,8 +22,9 @@ _ScoreKey = tuple[int, int, int, int, int]
 #: number of tricks scores: the same for every card, so every trick is worth 12, about a trick's share
 #: of the deck's 120 card points.
 TRICK_CARD_WORTH = 3
-#: The deal scores worked out so far, per rules and eggs before the deal (:meth:`PlayRules.value0`).
-_SCORES: dict[tuple[Rules, int], dict[_ScoreKey, int]] = {}
+#: The deal scores worked out so far, per rules and eggs before the deal: the scores
+#: (:meth:`PlayRules.score`) and their worth to pair A (:meth:`PlayRules.value0`).
+_SCORES: dict[tuple[Rules, int], tuple[dict[_ScoreKey, DealScore], dict[_ScoreKey, int]]] = {}
 
 
 def trick_orders(seats: int, open_seat: int) -> tuple[tuple[int, ...], ...]:
@@ -42,11 +43,13 @@ class PlayRules:
     """The fixed facts of one deal's play phase (see the module docstring); read-only once built."""
 
     __slots__ = (
+        "_deal_scores",
         "_scores",
         "blinds",
         "by_led",
         "by_tricks",
         "card_worth",
+        "clockwise",
         "eff",
         "eggs_before",
         "exc",
@@ -86,6 +89,8 @@ class PlayRules:
         #: Classic's open hand after the exchange (-1: none): it plays last and its cards never win.
         self.open_seat = -1 if open_seat is None else open_seat
         self.orders = trick_orders(self.n, self.open_seat)
+        #: Per seat, every seat clockwise from him (draw's stock is drawn so, open hand or not).
+        self.clockwise = trick_orders(self.n, -1)
         self.eff = tables.eff
         self.suit_masks = tables.suit_masks
         self.tm = tables.trump_mask
@@ -116,10 +121,10 @@ class PlayRules:
         self.fallback = self.tm if self.must_trump else 0
         self.is_draw = rules.preset == "draw"
         #: Per card id: whether following a trick it leads may need more than "the led suit, else the
-        #: fallback" (:func:`~bot.engine.play.follow_mask` decides): with an open hand at the table, or a
-        #: matador led under ``matadors``.
+        #: fallback" (:func:`~bot.engine.play.follow_mask` decides, or :func:`~bot.engine.play.turned`
+        #: for a blind): with a blind or an open hand at the table, or a matador led under ``matadors``.
         self.exc = tuple(
-            self.open_seat >= 0 or bool(self.matadors and self.mat_mask >> cid & 1)
+            bool(self.blinds) or self.open_seat >= 0 or bool(self.matadors and self.mat_mask >> cid & 1)
             for cid in range(len(self.eff))
         )
         # Shared by every deal under the same rules and eggs: a score depends on nothing else.
@@ -127,19 +132,33 @@ class PlayRules:
         if scores is None:
             if len(_SCORES) >= 64:
                 _SCORES.clear()
-            scores = _SCORES[(rules, eggs_before)] = {}
-        self._scores = scores
+            scores = _SCORES[(rules, eggs_before)] = ({}, {})
+        self._deal_scores, self._scores = scores
+
+    def _key(self, pts0: int, pts1: int, won0: int, won1: int, queen_pair: int | None) -> _ScoreKey:
+        """What a deal's score depends on: the tricks taken where only tricks score, else the card points,
+        whether each pair took a trick and whose ♣Q was caught."""
+        if self.by_tricks:  # only the tricks count (and no queen is ever caught)
+            return (0, 0, won0, won1, -1)
+        return (pts0, pts1, won0 > 0, won1 > 0, -1 if queen_pair is None else queen_pair)
+
+    def score(self, pts0: int, pts1: int, won0: int, won1: int, queen_pair: int | None) -> DealScore:
+        """The finished deal's :func:`~bot.engine.scoring.score_deal` (worked out once per outcome)."""
+        key = self._key(pts0, pts1, won0, won1, queen_pair)
+        score = self._deal_scores.get(key)
+        if score is None:
+            if self.by_tricks:
+                queen_pair = None
+            score = score_deal(self.rules, (pts0, pts1), (won0, won1), queen_pair, self.eggs_before)
+            self._deal_scores[key] = score
+        return score
 
     def value0(self, pts0: int, pts1: int, won0: int, won1: int, queen_pair: int | None) -> int:
         """What the deal is worth to pair A in penalty points (the opponents' charge minus its own)."""
-        if self.by_tricks:  # only the tricks count (and no queen is ever caught)
-            key: _ScoreKey = (0, 0, won0, won1, -1)
-            queen_pair = None
-        else:
-            key = (pts0, pts1, won0 > 0, won1 > 0, -1 if queen_pair is None else queen_pair)
+        key = self._key(pts0, pts1, won0, won1, queen_pair)
         v = self._scores.get(key)
         if v is None:
-            score = score_deal(self.rules, (pts0, pts1), (won0, won1), queen_pair, self.eggs_before)
+            score = self.score(pts0, pts1, won0, won1, queen_pair)
             v = score.penalty[1] - score.penalty[0]
             opts = self.rules.options
             if isinstance(opts, ClassicOptions) and opts.score_winners:
