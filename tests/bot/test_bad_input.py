@@ -299,6 +299,7 @@ async def test_another_card_tapped_on_the_keyboard_just_used_is_told_with_a_toas
     inject(hand, second, second_label)  # the keyboard as it was before its edit arrived
     again = await anya.tap(hand, second_label)
     assert again.answer_text == "Сейчас не ваш ход." and not again.show_alert
+
     # Or on the keyboard already redrawn (no ✅ now: not her turn), the second tap as quick.
     def redrawn_keyboard(m: StoredMessage) -> bool:
         return not any(b.payload.startswith("Ap") for _, b, _ in buttons(svc, m))
