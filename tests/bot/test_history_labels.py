@@ -16,7 +16,7 @@ from bot.handlers.labels import BY_BOT, BY_PERSON
 from bot.handlers.services import Services
 from bot.handlers.table_view import summary_content
 from bot.handlers.words import card_text
-from bot.sandbox import Driver, SimGroup
+from bot.sandbox import Driver, SimGroup, SimUser
 from bot.sandbox.clock import FakeClock
 from bot.storage import Table
 from tests.bot.helpers import buttons, legal_hand, play_until, start_game, table_of
@@ -36,6 +36,12 @@ def _seat_cards(table: Table, index: int, seat: int) -> list[Card]:
 def _summary(group: SimGroup, n: int) -> str | None:
     found = [m.content for m in group.bot_messages if f"Раздача №{n} окончена" in m.content]
     return found[0] if found else None
+
+
+async def _stop(creator: SimUser, group: SimGroup) -> None:
+    """/stop by the game's creator, once the group is told the game is stopped."""
+    await creator.send(group, "/stop")
+    await group.wait_text("Игра остановлена")
 
 
 def _played_summary(group: SimGroup, n: int) -> str | None:
@@ -90,8 +96,7 @@ async def test_after_a_mid_deal_leave_each_card_keeps_the_name_of_who_played_it(
         tags = table.match.played_by.get(index, {})
         mine = [c for c in _seat_cards(table, index, 0) if tags.get(c.code, "").startswith(BY_PERSON)]
         bots = [c for c in _seat_cards(table, index, 0) if c.code not in tags]
-        await anya.send(group, "/stop")  # her game (she made it): its part is over either way
-        await group.wait_text("Игра остановлена")
+        await _stop(anya, group)  # her game (she made it): its part is over either way
         if not (mine and bots):
             # The deal ended before her /leave reached it, or before the bot played for her.
             last = (tags, text)
@@ -139,8 +144,7 @@ async def test_the_bot_playing_for_someone_away_marks_only_its_own_cards_with_zz
             # The deal ended (her ♣Q caught, say) before the bot played two of her cards in it — or
             # no card of hers was marked at all: tried again, and failed below if it never comes.
             last = (tags, text)
-            await anya.send(group, "/stop")
-            await group.wait_text("Игра остановлена")
+            await _stop(anya, group)
             continue
         assert len(by_bot) == len(cards) - len(own), (tags, text)
         for c in own:  # she is away now, but this card she played herself: no 💤
@@ -203,8 +207,7 @@ async def test_after_a_mid_deal_leave_the_brag_the_pairs_and_the_viewer_name_who
             break
         # Four queens in one hand after the exchange: the deal she left was dealt again, without its
         # tricks; the scenario is played again at a new table.
-        await anya.send(group, "/stop")
-        await group.wait_text("Игра остановлена")
+        await _stop(anya, group)
     else:
         pytest.fail(f"every deal she left in {ATTEMPTS} groups was dealt again")
     for c in laid:  # the brag trick: her card under her name
@@ -216,8 +219,7 @@ async def test_after_a_mid_deal_leave_the_brag_the_pairs_and_the_viewer_name_who
         earlier = summary_content(RU, svc.codec, table, k).text
         assert "Аня и 🤖 Бот №3" in earlier and "Бот №1" not in earlier, earlier
 
-    await anya.send(group, "/stop")
-    await group.wait_text("Игра остановлена")
+    await _stop(anya, group)
     await anya.send(group, "/history")
     listing = await group.wait_text("Последние партии")
     # The match's pairs: her seat is hers, the bot finishing the match for her.
