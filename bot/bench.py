@@ -7,7 +7,7 @@ taken to the move saved and handed to the presenter, bot players and timers, and
 presenter having queued the move's messages; Bot API calls per deal to the group and to the
 players' DMs, the most calls any group got within a minute, and the CPU seconds of the bot process.
 The bot runs in a process of its own (as in production, Telegram is elsewhere); ``--profile FILE``
-writes its cProfile statistics.
+writes its cProfile statistics (in CPU time).
 
 ``--bots N --level L`` seats N bot players of level L at each table instead of the last N people
 (they think as ``--thinking`` says: the bot's own ``processes`` — ``--workers`` of them, 0: one per
@@ -376,7 +376,8 @@ async def serve_bot(
 
     With ``profile`` (a file name), cProfile statistics of the whole run are written there.
     """
-    profiler = cProfile.Profile() if profile else None
+    # In CPU time, like the figure it explains: waiting on sockets and for the CPU is left out.
+    profiler = cProfile.Profile(time.process_time) if profile else None
     if profiler is not None:
         profiler.enable()
     cpu = time.process_time()
