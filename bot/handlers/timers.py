@@ -22,7 +22,7 @@ import asyncio
 import logging
 import math
 import random
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from html import escape
 from typing import Literal
@@ -139,6 +139,9 @@ def turn_of(shown: Snapshot | Table) -> Turn | None:
     return Turn(table.match.deal_seq, len(deal.moves), deal.to_act)
 
 
+#: Turns whose turn time is kept (see :meth:`Timers._turn_time`): many more than tables in play.
+TURNS_KEPT = 4096
+
 #: Turn timers of this many latest moves are dropped when the next turn's are armed.
 TAKEN_TURNS = 4
 
@@ -194,6 +197,8 @@ class Timers:
         self._tasks: set[asyncio.Task[None]] = set()
         #: The timers this process fired lately (tests and logs look at it).
         self.fired: deque[str] = deque(maxlen=1000)
+        #: The turn time of each turn planned lately, by its timeout timer (see :meth:`_turn_time`).
+        self._turn_times: OrderedDict[str, int] = OrderedDict()
         #: Reminders and "I'm back" keyboards to tidy once moot (bot/handlers/leftovers.py); a
         #: reminder tidied so drops its ``tidy`` timer, which would otherwise delete it again.
         self.leftovers = Leftovers(core.outbox, dropped=self._drop_soon)
@@ -229,7 +234,7 @@ class Timers:
                 if decider(table, turn.seat) in table.away:
                     due[named["away"]] = now + core.settings.bot_delay
                 else:
-                    seconds = turn_time(await core.storage.chat_settings(table.chat_id), core.settings)
+                    seconds = await self._turn_time(table.chat_id, named["timeout"])
                     if seconds > 0:
                         unless = named["timeout"]
                         due[named["remind"]] = now + seconds / 2
@@ -237,6 +242,18 @@ class Timers:
         if not due and not drop:
             return None
         return TimerPlan(due, unless, drop)
+
+    async def _turn_time(self, chat_id: int, timeout: str) -> int:
+        """The turn time of the turn whose timeout is ``timeout``: read from the chat's settings when
+        the turn is first planned, then kept, since every save while it waits plans it again (a
+        message id stored, someone's /leave) and its timers are armed once anyway."""
+        seconds = self._turn_times.get(timeout)
+        if seconds is None:
+            seconds = turn_time(await self.core.storage.chat_settings(chat_id), self.core.settings)
+            self._turn_times[timeout] = seconds
+            while len(self._turn_times) > TURNS_KEPT:
+                self._turn_times.popitem(last=False)
+        return seconds
 
     async def arm(self, shown: Table | Snapshot) -> None:
         """Make sure the table's expiry is set and, when the deal waits for a person, their turn timers.
