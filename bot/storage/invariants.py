@@ -41,6 +41,26 @@ def vouch(record: Mapping[str, Any], deal: Deal) -> None:
         _VOUCHED.popitem(last=False)
 
 
+#: Vouched deals found whole, by id (with the deal, and its number of moves then): a deal checked at
+#: a move needs no second check at that move (a save that stores only a message id).
+_CONSERVED: OrderedDict[int, tuple[Deal, int]] = OrderedDict()
+
+
+def _conservation(deal: Deal) -> list[str]:
+    """:func:`conservation_problems` of a vouched deal, once per move it is checked at."""
+    moves = len(deal.moves)
+    seen = _CONSERVED.get(id(deal))
+    if seen is not None and seen[0] is deal and seen[1] == moves:
+        return []
+    found = conservation_problems(deal)
+    if not found:
+        _CONSERVED[id(deal)] = (deal, moves)
+        _CONSERVED.move_to_end(id(deal))
+        if len(_CONSERVED) > VOUCHED_KEPT:
+            _CONSERVED.popitem(last=False)
+    return found
+
+
 def _vouched(record: Mapping[str, Any]) -> Deal | None:
     found = _VOUCHED.get(id(record))
     if found is None or found[0] is not record or record != found[1].record():
@@ -87,7 +107,7 @@ def table_problems(table: Table, *, deep: bool = False) -> list[str]:
             )
         deal = None if deep else _vouched(cur)
         if deal is not None:
-            found = conservation_problems(deal)
+            found = _conservation(deal)
         else:
             deal, found = replay_checked(cur, rules, every_move=deep)
         problems.extend(f"deal in play, {p}" for p in found)
