@@ -14,7 +14,8 @@ each touching one key, so each runs on one Redis Cluster slot: the chat's key ca
 hash tag like its other keys (``kozel:{chat_id}:budget:<bot>``), the global bucket has a key of its
 own (``kozel:budget:<bot>``).
 
-A call needs both buckets, taken by two scripts: the global one first, then the chat's, and the call
+A call needs both buckets. On a cluster they are taken by two scripts: the global one first, then
+the chat's, and the call
 is made at once when the chat's is granted. That order is safe: the call follows both grants within
 a Redis round trip, so each bucket counts it when it is made; when the chat's bucket says wait, the
 global token already taken is simply not used, and a token not used can only make the bot send less
@@ -23,8 +24,10 @@ while waiting for the global one, and make the call later than its bucket counte
 process one chat at a time waits for the global bucket (a lock, first come first served), so the
 chats waiting do not all ask Redis at every grant.
 
-Costs: two round trips to Redis per call (about 0.6 ms of this process's CPU); a bucket of interval
-0 is not asked. Needs Redis 5 or later (a script that reads TIME, then writes). A failover to a
+On a single Redis both buckets are in one script (:data:`_TAKE_BOTH`): it takes the two tokens
+only when both are there, and otherwise answers which bucket says wait and how long, taking
+nothing. So a call costs one round trip to Redis there, two on a cluster. A bucket of interval 0
+is not asked. Needs Redis 5 or later (a script that reads TIME, then writes). A failover to a
 replica that missed the last writes (its replication lag) forgets those grants: the calls of that
 lag are granted again, so for about as long the bot may send up to twice its budget.
 """
@@ -37,6 +40,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 
 _LOG = logging.getLogger(__name__)
 
@@ -54,6 +58,25 @@ if ARGV[3] == '1' then return 0 end
 full_at = full_at + interval
 redis.call('SET', KEYS[1], string.format('%.0f', full_at), 'PX', math.ceil((full_at - now) / 1000) + 1)
 return 0
+"""
+
+# KEYS[1] the global bucket, KEYS[2] the chat's; ARGV: their intervals (µs; burst 1). Returns {0, 0}
+# when both tokens are taken, else {1, µs} while the global bucket says wait, {2, µs} while the
+# chat's does, and takes nothing.
+_TAKE_BOTH = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local full = {}
+for i = 1, 2 do
+  local f = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if f < now then f = now end
+  if f > now then return {i, math.ceil(f - now)} end
+  full[i] = f + tonumber(ARGV[i])
+end
+for i = 1, 2 do
+  redis.call('SET', KEYS[i], string.format('%.0f', full[i]), 'PX', math.ceil((full[i] - now) / 1000) + 1)
+end
+return {0, 0}
 """
 
 
@@ -75,11 +98,18 @@ class Budget(Protocol):
 class RedisBudget:
     """:class:`Budget` in Redis, shared by every process of the bot ``bot_id`` on that Redis."""
 
-    def __init__(self, client: aioredis.Redis, *, bot_id: int | str, prefix: str = "") -> None:
+    def __init__(
+        self, client: aioredis.Redis, *, bot_id: int | str, prefix: str = "", together: bool | None = None
+    ) -> None:
+        """``together``: take both buckets in one script (default: unless ``client`` is a cluster's)."""
         self.client = client
         self.bot_id = bot_id
         self.prefix = prefix
         self._take = client.register_script(_TAKE)
+        #: Both buckets in one script: not on a cluster, where they are on two slots.
+        if together is None:
+            together = not isinstance(client, RedisCluster)
+        self._take_both = client.register_script(_TAKE_BOTH) if together else None
         self._global_lock = asyncio.Lock()
 
     def global_key(self) -> str:
@@ -116,6 +146,8 @@ class RedisBudget:
         """
         waited = 0.0
         try:
+            if self._take_both is not None and global_interval > 0 and chat_interval > 0:
+                return await self._turn_both(chat_id, chat_interval, global_interval, sleep)
             while True:
                 if global_interval > 0:
                     async with self._global_lock:
@@ -133,3 +165,29 @@ class RedisBudget:
         except (aioredis.RedisError, OSError) as e:
             _LOG.warning("the shared Telegram budget is unavailable (%s); paced by this process only", e)
             return waited
+
+    async def _turn_both(
+        self,
+        chat_id: int,
+        chat_interval: float,
+        global_interval: float,
+        sleep: Callable[[float], Awaitable[None]],
+    ) -> float:
+        """:meth:`turn` on a single Redis: both tokens in one script, taken only together."""
+        take = self._take_both
+        assert take is not None
+        keys = [self.global_key(), self.chat_key(chat_id)]
+        args = [str(max(1, round(global_interval * 1e6))), str(max(1, round(chat_interval * 1e6)))]
+        waited = 0.0
+        while True:
+            async with self._global_lock:
+                while True:
+                    which, micros = (int(x) for x in await take(keys=keys, args=args))
+                    if which != 1:
+                        break
+                    await sleep(micros / 1e6)  # the global bucket: waited for holding the lock
+                    waited += micros / 1e6
+            if which == 0:
+                return waited
+            await sleep(micros / 1e6)  # the chat's: the others go on meanwhile
+            waited += micros / 1e6

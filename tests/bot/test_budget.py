@@ -22,16 +22,18 @@ from bot.storage.budget import RedisBudget
 SLACK = 0.03
 
 
-@pytest.fixture
+@pytest.fixture(params=["one script", "two scripts"])
 async def twin_budgets(
-    redis_url: str, storage: RedisStorage
+    request: pytest.FixtureRequest, redis_url: str, storage: RedisStorage
 ) -> AsyncIterator[tuple[RedisBudget, RedisBudget]]:
-    """Two budgets of one bot, each on a Redis client of its own (two processes), one key prefix."""
+    """Two budgets of one bot, each on a Redis client of its own (two processes), one key prefix;
+    taking a call's two tokens in one script (a single Redis), or in two (as on a cluster)."""
     other = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    together = request.param == "one script"
     try:
         yield (
-            RedisBudget(storage.client, bot_id=42, prefix=storage.prefix),
-            RedisBudget(other, bot_id=42, prefix=storage.prefix),
+            RedisBudget(storage.client, bot_id=42, prefix=storage.prefix, together=together),
+            RedisBudget(other, bot_id=42, prefix=storage.prefix, together=together),
         )
     finally:
         await other.aclose()
@@ -162,3 +164,23 @@ async def test_two_outboxes_with_one_budget_pace_a_chat_together(
     assert len(made) >= 6
     made.sort()
     assert min(b - a for a, b in itertools.pairwise(made)) >= 0.15 - SLACK
+
+
+async def test_one_script_spends_no_global_token_on_a_call_its_chat_must_wait_for(
+    storage: RedisStorage,
+) -> None:
+    """On a single Redis a call's two tokens are taken together: a chat that must wait leaves the
+    global token to another chat (two scripts would have spent it)."""
+    budget = RedisBudget(storage.client, bot_id=44, prefix=storage.prefix)
+
+    async def turn(chat_id: int) -> float:
+        return await budget.turn(chat_id, chat_interval=1.0, global_interval=0.2, sleep=asyncio.sleep)
+
+    assert await turn(-1) == 0.0
+    again = asyncio.create_task(turn(-1))
+    await asyncio.sleep(0.25)
+    assert not again.done()
+    started = time.monotonic()
+    assert await turn(-2) == 0.0
+    assert time.monotonic() - started < SLACK
+    assert 1.0 - 0.25 - SLACK < await again <= 1.0
