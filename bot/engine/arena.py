@@ -11,11 +11,16 @@ A side is a level name (``random``, ``easy``, ``medium``, ``hard``, ``cheat``) o
 ``package.module:factory``; ``--a easy,medium`` seats easy in seat 0 and medium in seat 2. The factory
 returns an object with ``name`` and ``decide(view, rng) -> Action`` (see :mod:`bot.engine.ai.base`);
 an object that also has ``decide_open(deal, seat, rng)`` is shown the whole deal (the cheating ceiling).
+
+``--clock cpu`` reads the search levels' time budgets (and the decision times reported) on each
+process's CPU clock instead of the wall clock: a level then thinks as much on a loaded machine as on a
+quiet one, so the margins do not depend on what else the machine runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import random
@@ -28,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.engine.ai.base import Player, make_player
+from bot.engine.ai.search import Budget
 from bot.engine.deal import PAIR_OF, DealResult
 from bot.engine.match import Match
 from bot.engine.rules import PRESETS, ClassicOptions, Rules
@@ -57,13 +63,31 @@ def _seed(*parts: int) -> int:
     return h
 
 
+#: The clocks ``--clock`` names: what a search level's budget and the reported times are read on.
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.thread_time}
+
+
+def on_clock(player: Player, clock: Callable[[], float]) -> Player:
+    """``player`` with its search budget (if it has one) read on ``clock``."""
+    budget = getattr(player, "budget", None)
+    if isinstance(budget, Budget):
+        player.budget = dataclasses.replace(budget, clock=clock)  # type: ignore[attr-defined]
+    return player
+
+
 def play_run(
-    rules: Rules, sides: tuple[Sequence[str], Sequence[str]], seed: int, match_no: int, swapped: bool
+    rules: Rules,
+    sides: tuple[Sequence[str], Sequence[str]],
+    seed: int,
+    match_no: int,
+    swapped: bool,
+    clock: str = "wall",
 ) -> RunStats:
     """Play match ``match_no`` once; side A sits in seats 0 and 2 unless ``swapped``."""
     a, b = sides
     names = [a[0], b[0], a[-1], b[-1]] if not swapped else [b[0], a[0], b[-1], a[-1]]
-    players: list[Player] = [make_player(n) for n in names]
+    tick = CLOCKS[clock]
+    players: list[Player] = [on_clock(make_player(n), tick) for n in names]
     a_pair = 1 if swapped else 0
     rngs = [random.Random(_seed(seed, match_no, int(swapped), s)) for s in range(4)]
     match = Match(rules, dealer=random.Random(_seed(seed, match_no)).randrange(4))
@@ -75,13 +99,13 @@ def play_run(
             seat = deal.to_act
             assert seat is not None
             p = players[seat]
-            t0 = time.perf_counter()
+            t0 = tick()
             decide_open = getattr(p, "decide_open", None)
             if decide_open is not None:
                 action = decide_open(deal, seat, rngs[seat])
             else:
                 action = p.decide(view_for(deal, seat), rngs[seat])
-            dt = time.perf_counter() - t0
+            dt = tick() - t0
             out.times[0 if PAIR_OF[seat] == a_pair else 1].append(dt)
             deal.apply(seat, action)
         result = deal.result
@@ -96,11 +120,11 @@ def play_run(
 
 
 def play_duplicate(
-    rules: Rules, sides: tuple[Sequence[str], Sequence[str]], seed: int, match_no: int
+    rules: Rules, sides: tuple[Sequence[str], Sequence[str]], seed: int, match_no: int, clock: str = "wall"
 ) -> dict[str, Any]:
     """Both runs of one match; the paired deals' margins, the match outcomes and the timings."""
-    r1 = play_run(rules, sides, seed, match_no, swapped=False)
-    r2 = play_run(rules, sides, seed, match_no, swapped=True)
+    r1 = play_run(rules, sides, seed, match_no, swapped=False, clock=clock)
+    r2 = play_run(rules, sides, seed, match_no, swapped=True, clock=clock)
     paired = sorted(set(r1.margins) & set(r2.margins))
     return {
         "pairs": [(r1.margins[k], r2.margins[k]) for k in paired],
@@ -117,6 +141,7 @@ def run(
     seed: int,
     jobs: int = 1,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    clock: str = "wall",
 ) -> dict[str, Any]:
     """Play duplicate matches until ``deals`` paired deals are in, and summarise them; ``progress``
     gets the summary so far after every batch of matches (long runs can be stopped at any time)."""
@@ -131,10 +156,12 @@ def run(
             match_no += len(batch)
             if pool is not None:
                 results = list(
-                    pool.map(play_duplicate, *zip(*[(rules, sides, seed, m) for m in batch], strict=True))
+                    pool.map(
+                        play_duplicate, *zip(*[(rules, sides, seed, m, clock) for m in batch], strict=True)
+                    )
                 )
             else:
-                results = [play_duplicate(rules, sides, seed, m) for m in batch]
+                results = [play_duplicate(rules, sides, seed, m, clock) for m in batch]
             for r in results:
                 if len(pairs) >= deals:
                     break
@@ -230,18 +257,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     ap.add_argument("--progress", metavar="FILE", help="rewrite FILE with the JSON summary after every batch")
+    ap.add_argument(
+        "--clock",
+        choices=list(CLOCKS),
+        default="wall",
+        help="what time budgets and decision times are read on",
+    )
     args = ap.parse_args(argv)
     rules = Rules.make(args.preset, **dict(_option(o) for o in args.option))
     if rules.seats != 4:
         ap.error(f"{args.preset} seats {rules.seats}: its arena is python -m bot.engine.arena3")
     sides = (args.a.split(","), args.b.split(","))
-    head = {"a": args.a, "b": args.b, "preset": args.preset, "seed": args.seed}
+    head = {"a": args.a, "b": args.b, "preset": args.preset, "seed": args.seed, "clock": args.clock}
 
     def write(partial: dict[str, Any]) -> None:
         with open(args.progress, "w", encoding="utf-8") as f:
             json.dump({**head, **partial}, f)
 
-    summary = run(rules, sides, args.deals, args.seed, args.jobs, write if args.progress else None)
+    summary = run(
+        rules, sides, args.deals, args.seed, args.jobs, write if args.progress else None, args.clock
+    )
     summary = {**head, **summary}
     if args.json:
         print(json.dumps(summary))

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import random
+import time
 
 import pytest
 
-from bot.engine import Rules
+from bot.engine import Deal, Rules, view_for
 from bot.engine.ai.base import make_player
-from bot.engine.arena import main, run, share_ci
+from bot.engine.ai.search import SearchPlayer
+from bot.engine.arena import CLOCKS, main, on_clock, run, share_ci
 
 
 def test_duplicate_run_summarises_paired_deals() -> None:
@@ -83,3 +87,31 @@ def test_share_ci_counts_a_deals_two_plays_as_one_sample() -> None:
     assert share_ci([(2, 2)] * 10) == [1.0, 1.0]
     assert share_ci([(2, -2)] * 10) == [0.5, 0.5]
     assert share_ci([(1, 1)]) is None and share_ci([(0, 0), (0, 0)]) is None
+
+
+def test_cpu_clock_puts_the_search_levels_budgets_on_cpu_time(capsys: pytest.CaptureFixture[str]) -> None:
+    hard = on_clock(make_player("hard"), CLOCKS["cpu"])
+    assert isinstance(hard, SearchPlayer) and hard.budget.clock is time.thread_time
+    easy = make_player("easy")
+    assert on_clock(easy, time.thread_time) is easy  # no budget: nothing to change
+    code = main(["--a", "medium", "--b", "easy", "--deals", "2", "--seed", "4", "--clock", "cpu", "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["clock"] == "cpu" and out["paired_deals"] == 2
+
+
+def test_a_search_reads_its_budget_on_the_budgets_clock() -> None:
+    ticks: list[float] = []
+
+    def clock() -> float:  # stands still: the world count alone ends the search
+        ticks.append(0.0)
+        return 0.0
+
+    player = make_player("medium")
+    assert isinstance(player, SearchPlayer)
+    player.budget = dataclasses.replace(player.budget, clock=clock, min_worlds=3, max_worlds=3)
+    deal = Deal.shuffled(Rules.make("classic"), random.Random(5), dealer=0, deal_no=1)
+    seat = deal.to_act
+    assert seat is not None and len(deal.legal_actions(seat)) > 1
+    assert player.decide(view_for(deal, seat), random.Random(1)) in deal.legal_actions(seat)
+    assert ticks

@@ -16,13 +16,12 @@ candidate on the same random numbers. The candidate with the best mean worth win
 decision with the card search's head start (``Budget.prior_bonus``); the budget is the card search's
 (its seconds, world counts, hard cap and early stop once the leader is clear).
 
-Pure apart from the clock the budget reads (``time.perf_counter``).
+Pure apart from the clock the budget reads (``Budget.clock``).
 """
 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -95,7 +94,8 @@ def _search(
     from .search import CHECK_EVERY, _clear
 
     b = budget
-    deadline = time.perf_counter() + b.seconds
+    clock = b.clock
+    deadline = clock() + b.seconds
     cutoff = start + b.limit if b.limit else float("inf")
     sign = 1 if PAIR_OF[view.seat] == 0 else -1
     careless_pair = 1 - PAIR_OF[view.seat]
@@ -110,14 +110,14 @@ def _search(
         for a in cands:
             w = apply(hands.copy(), a)
             values.append(sign * policy_rollout(w, random.Random(seed), careless))
-            if time.perf_counter() > cutoff:
+            if clock() > cutoff:
                 break
         if len(values) < len(cands):
             break  # the hard cap struck mid-world: the world is dropped
         for i, v in enumerate(values):
             seen[i].append(v + (b.prior_bonus if i == prior else 0.0))
         n += 1
-        now = time.perf_counter()
+        now = clock()
         if now > cutoff or (n >= b.min_worlds and now > deadline):
             break
         check = b.confident and n >= b.check_from and n % CHECK_EVERY == 0

@@ -21,7 +21,8 @@ point (:mod:`bot.engine.ai.preplay`); the brag and the mirror's cut follow the r
 Only :class:`CheatPlayer` is shown the deal: the arena hands the whole deal to a player with
 ``decide_open``, so the levels that fill seats must not have one.
 
-This module reads a clock (``time.perf_counter``) for the budget, and nothing else impure.
+This module reads a clock for the budget (``Budget.clock``: ``time.perf_counter`` unless told otherwise),
+and nothing else impure.
 """
 
 from __future__ import annotations
@@ -93,6 +94,11 @@ class Budget:
     #: ``"exchange"``, classic's exchange and gift; ``"swap"``, flip's swap and the card returned;
     #: ``"declare"``, flip's declared trump); the others follow the rule player's rules.
     preplay: tuple[str, ...] = ("exchange", "swap", "declare")
+    #: The clock ``seconds`` and ``limit`` are read on: wall time for the bot (a move must come in
+    #: time), or this thread's CPU time (``time.thread_time``: the arena's ``--clock cpu``), so a
+    #: level thinks as long on a loaded machine as on a quiet one and a measurement does not depend
+    #: on what else the machine runs.
+    clock: Callable[[], float] = time.perf_counter
 
     def solve_from(self, preset: str) -> int:
         """How many cards left the exact solver starts from under ``preset`` (0: never)."""
@@ -117,11 +123,11 @@ class SearchPlayer:
             raise KozelError(f"seat {view.seat} has no decision to take")
         if view.phase is not Phase.PLAY:
             if preplay.searched(view, self.budget.preplay):
-                return preplay.decide(view, rng, self.budget, time.perf_counter())
+                return preplay.decide(view, rng, self.budget, self.budget.clock())
             return choose_other(view)
         if len(view.legal) == 1:
             return view.legal[0]
-        start = time.perf_counter()
+        start = self.budget.clock()
         prior, world, weight = self.worlds(view, rng)
         return _play(self.search(prior, world, rng, start, weight))
 
@@ -170,7 +176,8 @@ class SearchPlayer:
         """Every legal card's worth in each world ``world()`` deals, within the budget (see :meth:`search`);
         no world at all when every card is equivalent."""
         b = self.budget
-        now = time.perf_counter()
+        clock = b.clock
+        now = clock()
         deadline = now + b.seconds
         cutoff = (now if start is None else start) + b.limit if b.limit else float("inf")
         w0 = world()
@@ -183,7 +190,7 @@ class SearchPlayer:
         ev = Evaluation(moves, {m: [] for m in moves}, [])
         if len(merge_equivalent(w0, w0.legal(seat))) == 1:
             return ev
-        solver = Solver(expired=(lambda: time.perf_counter() > cutoff) if b.limit else None)
+        solver = Solver(expired=(lambda: clock() > cutoff) if b.limit else None)
         n = 0
         w = w0
         while True:
@@ -209,7 +216,7 @@ class SearchPlayer:
                         values[m] = policy_rollout(w2, r, None if careless is None else careless[0])
                     else:
                         values[m] = sum(rollout(w2, r) for _ in range(b.rollouts)) / b.rollouts
-                if time.perf_counter() > cutoff:
+                if clock() > cutoff:
                     break
             if len(values) < len(moves):
                 break  # the hard cap struck mid-world: this world is dropped
@@ -217,13 +224,13 @@ class SearchPlayer:
             for m, v in values.items():
                 ev.values[m].append(sign * v)
             n += 1
-            if n >= b.max_worlds or (n >= b.min_worlds and time.perf_counter() > deadline):
+            if n >= b.max_worlds or (n >= b.min_worlds and clock() > deadline):
                 break
             if b.confident and n >= b.check_from and n % CHECK_EVERY == 0:
                 seen = {m: [v + bonus for v in vs] if m == prior else vs for m, vs in ev.values.items()}
                 if _clear(seen, ev.weights, b.confident):
                     break
-            if time.perf_counter() > cutoff:
+            if clock() > cutoff:
                 break
             w = world()
         return ev
