@@ -7,7 +7,8 @@ taken to the move saved and handed to the presenter, bot players and timers, and
 presenter having queued the move's messages; Bot API calls per deal to the group and to the
 players' DMs, the most calls any group got within a minute, and the CPU seconds of the bot process.
 The bot runs in a process of its own (as in production, Telegram is elsewhere); ``--profile FILE``
-writes its cProfile statistics (in CPU time).
+writes its cProfile statistics (in CPU time) and prints the share of it each package's code took (the
+bot's own, each library's, built-ins counted with their caller).
 
 ``--bots N --level L`` seats N bot players of level L at each table instead of the last N people
 (they think as ``--thinking`` says: the bot's own ``processes`` — ``--workers`` of them, 0: one per
@@ -24,11 +25,13 @@ import asyncio
 import cProfile
 import json
 import os
+import pstats
 import random
 import signal
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 import uuid
@@ -421,6 +424,41 @@ async def serve_bot(
     await storage.close()
 
 
+def _package(filename: str) -> str:
+    """Whose code a profiled function is: the bot's own (``bot``), a library (its top-level package; the
+    standard library's as ``stdlib_<module>``), or Python's built-ins (``~``)."""
+    if filename == "~" or filename.startswith("<"):
+        return "~"
+    path = Path(filename)
+    if "site-packages" in path.parts:
+        return path.parts[path.parts.index("site-packages") + 1].split(".")[0]
+    if Path(__file__).resolve().parent in path.resolve().parents:
+        return "bot"
+    lib = Path(sysconfig.get_paths()["stdlib"])
+    if lib in path.parents:
+        return "stdlib_" + path.relative_to(lib).parts[0].removesuffix(".py")
+    return "other"
+
+
+def cpu_shares(profile: str) -> dict[str, float]:
+    """The share of the profiled CPU each package's own code took (:func:`_package`), built-ins counted
+    with the package that called them: the bot's own work against the libraries'."""
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    spent: dict[str, float] = {}
+    for (filename, _, _), (_, _, own, _, callers) in stats.items():
+        whose = _package(filename)
+        if whose != "~":
+            spent[whose] = spent.get(whose, 0.0) + own
+            continue
+        for (caller, _, _), (_, _, edge, _) in callers.items():
+            by = _package(caller)
+            spent[by] = spent.get(by, 0.0) + edge
+    total = sum(spent.values()) or 1.0
+    return {
+        k: round(v / total, 3) for k, v in sorted(spent.items(), key=lambda kv: -kv[1]) if v / total >= 0.005
+    }
+
+
 def _cpu_of_self(process: psutil.Process) -> float:
     t = process.cpu_times()
     return round(t.user + t.system, 1)
@@ -456,6 +494,9 @@ def main() -> None:
     profile = str(Path(args.profile).resolve()) if args.profile else None
     seating, thinking = Seating(args.bots, args.level), Thinking(args.thinking, args.workers)
     figures = asyncio.run(run(args.tables, args.deals, args.preset, args.seed, profile, seating, thinking))
+    if profile:
+        # Where the bot process's CPU went (cProfile's own cost inflates code that makes many calls).
+        figures.update({f"cpu_share_{k}": v for k, v in cpu_shares(profile).items()})
     width = max(len(k) for k in figures)
     for key, value in figures.items():
         print(f"{key:<{width}}  {value}")

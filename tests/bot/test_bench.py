@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import cProfile
+import json
 import random
+import time
+from pathlib import Path
 
 import pytest
 
 from bot import bench
+from bot.engine import Rules
 from bot.handlers.services import Services
 from bot.sandbox import Driver
 
@@ -69,3 +74,19 @@ def test_the_busiest_minute_of_a_group() -> None:
     assert bench._max_per_minute([0.0, 3.0, 59.9, 60.0, 63.0]) == 3
     assert bench._max_per_minute([float(t) for t in range(0, 300, 3)]) == 20
     assert bench._ms([0.001, 0.002, 0.003, 0.1], 0.5) == 2.0 and bench._ms([], 0.95) is None
+
+
+def test_cpu_shares_tell_the_bots_own_code_from_the_libraries(tmp_path: Path) -> None:
+    def work() -> None:
+        for _ in range(200):
+            json.dumps({"rules": Rules.make("flip").to_json()})  # the bot's code and a library's
+
+    profiler = cProfile.Profile(time.process_time)
+    profiler.runcall(work)
+    path = tmp_path / "profile"
+    profiler.dump_stats(path)
+    shares = bench.cpu_shares(str(path))
+    assert shares["bot"] > 0 and shares["stdlib_json"] > 0
+    assert sum(shares.values()) <= 1.001
+    assert bench._package("~") == "~"
+    assert bench._package(bench.__file__) == "bot"
