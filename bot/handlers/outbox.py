@@ -506,6 +506,11 @@ class Outbox:
             backoff = min(backoff * 2, RETRY_CAP)
             if op.kind == "edit" and self._superseded(op):
                 return Sent(None)
+            chat = self._chats.get(op.chat_id)
+            if chat is not None:
+                # The failed attempt may have reached Telegram (a timed-out edit is applied, only its
+                # answer lost) and counts in the chat's budget: the next one waits a turn of its own.
+                await self._wait_turn(op.chat_id, chat)
         _LOG.warning("%s in chat %s failed %d times; given up", op.kind, op.chat_id, MAX_ATTEMPTS)
         return Sent(None)
 

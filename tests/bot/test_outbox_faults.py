@@ -244,3 +244,24 @@ async def test_an_edit_goes_straight_to_the_api_with_its_keyboard_made_into_json
     gone = await outbox.edited(anya.id, 999_999, Content("nowhere", markup))
     assert gone.message_id is None
     assert driver.calls("editMessageText")[-1].error_code == 400
+
+
+async def test_a_retried_edit_waits_its_chats_turn_again(bot: Bot, driver: Driver) -> None:
+    """A timed-out edit reached Telegram (it is applied, only the answer was lost) and counts in the
+    chat's budget: the attempt after it keeps the chat's interval, not just the backoff."""
+    anya = driver.add_user("Аня")
+    await anya.start()
+    interval = 2.0
+    limits = Limits(
+        group_interval=interval, private_interval=interval, global_interval=0.0, relaxed_interval=0.0
+    )
+    outbox = Outbox(bot, limits=limits)
+    message = await outbox.send(anya.id, Content("v1"))
+    assert message.message_id is not None
+    await asyncio.sleep(interval)
+    driver.world.inject_faults(method="editMessageText", count=1, delay=0.8)
+    outbox.edit(anya.id, message.message_id, Content("v2"))
+    await outbox.drain()
+    first, second = driver.calls("editMessageText")
+    assert first.ok and second.description == NOT_MODIFIED
+    assert second.time - first.time >= interval - 0.05
