@@ -23,6 +23,7 @@ from bot.handlers.services import Settings
 from bot.healthcheck import HEARTBEAT
 from bot.logs import setup_logging
 from bot.polling import serve_polling
+from bot.runtime import tune_gc
 from bot.sandbox.records import EmulatorConfig
 from bot.sandbox.server import serve_sandbox
 from bot.webhook import serve_webhook, stop_webhook
@@ -62,10 +63,12 @@ def main() -> int:
         port = int(os.environ.get("SANDBOX_PORT", "8080"))
         emulator = EmulatorConfig(rate_limits=os.environ.get("SANDBOX_RATE_LIMITS", "1") != "0")
         sandbox_factory = functools.partial(factory, base_url=None)
+        tune_gc()
         asyncio.run(serve_sandbox(sandbox_factory, host=host, port=port, config=emulator))
         return 0
     assert config.bot_token is not None
     application = factory(config.bot_token.get_secret_value())
+    tune_gc()
     if config.mode == "polling":
         # Our poller, not run_polling: it confirms an update only once handled (bot/polling.py).
         asyncio.run(serve_polling(application))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import json
 import os
 import pstats
@@ -48,6 +49,7 @@ from bot.handlers.i18n import DEFAULT_LANG, Tr
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Settings
 from bot.polling import Poller
+from bot.runtime import tune_gc
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage
 from bot.storage import ChatSettings, EmbeddedRedis, RedisStorage
 
@@ -341,6 +343,9 @@ def _figures(
         # emulator and the simulated people), over the same wall time.
         "bot_cpu_s": round(bot_cpu, 1),
         "bot_cpu_ms_per_move": round(1000 * bot_cpu / len(taps), 2) if taps else None,
+        # Of which the garbage collector's (bot/runtime.py), and its longest pause of the bot.
+        "bot_gc_cpu_ms_per_move": round(1000 * bot_side["gc_cpu_s"] / len(taps), 2) if taps else None,
+        "bot_gc_pause_ms_max": round(1000 * bot_side["gc_pause_max_s"], 1),
         "emulator_and_players_cpu_s": round(bench_cpu, 1),
         # How late the bot's event loop woke a 10 ms sleeper: the wait any step of a move may have
         # behind other work (and, on a busy machine, behind other processes).
@@ -395,6 +400,9 @@ async def serve_bot(
         os.environ["KOZEL_BENCH_TOKEN"], base_url=base_url, base_file_url=base_file_url, storage=storage,
         settings=settings, rate_limiter=False,
     )  # fmt: skip
+    tune_gc()  # as `python -m bot` does once its application is built
+    collector = _Collections()
+    gc.callbacks.append(collector.note)
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     lags: list[float] = []
@@ -414,7 +422,9 @@ async def serve_bot(
         "taps": list(svc_stats.tap_times), "queued": list(svc_stats.queued_times),
         "cpu_s": time.process_time() - cpu,
         "lags": lags, "bot_waits": list(svc_stats.bot_waits), "thinking_cpu_s": pool_cpu,
+        "gc_cpu_s": collector.cpu, "gc_pause_max_s": collector.longest,
     }))  # fmt: skip
+    gc.callbacks.remove(collector.note)
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(profile)
@@ -440,9 +450,10 @@ def _package(filename: str) -> str:
     return "other"
 
 
-def cpu_shares(profile: str) -> dict[str, float]:
+def cpu_shares(profile: str, least: float = 0.005) -> dict[str, float]:
     """The share of the profiled CPU each package's own code took (:func:`_package`), built-ins counted
-    with the package that called them: the bot's own work against the libraries'."""
+    with the package that called them: the bot's own work against the libraries'. Shares under
+    ``least`` are left out."""
     stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
     spent: dict[str, float] = {}
     for (filename, _, _), (_, _, own, _, callers) in stats.items():
@@ -457,6 +468,23 @@ def cpu_shares(profile: str) -> dict[str, float]:
     return {
         k: round(v / total, 3) for k, v in sorted(spent.items(), key=lambda kv: -kv[1]) if v / total >= 0.005
     }
+
+
+class _Collections:
+    """The CPU time the garbage collector took, and its longest pause of the event loop (wall time)."""
+
+    def __init__(self) -> None:
+        self.cpu = 0.0
+        self.longest = 0.0
+        self._started = (0.0, 0.0)
+
+    def note(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = (time.thread_time(), time.perf_counter())
+            return
+        cpu, wall = self._started
+        self.cpu += time.thread_time() - cpu
+        self.longest = max(self.longest, time.perf_counter() - wall)
 
 
 def _cpu_of_self(process: psutil.Process) -> float:
