@@ -466,7 +466,7 @@ def cpu_shares(profile: str, least: float = 0.005) -> dict[str, float]:
             spent[by] = spent.get(by, 0.0) + edge
     total = sum(spent.values()) or 1.0
     return {
-        k: round(v / total, 3) for k, v in sorted(spent.items(), key=lambda kv: -kv[1]) if v / total >= 0.005
+        k: round(v / total, 3) for k, v in sorted(spent.items(), key=lambda kv: -kv[1]) if v / total >= least
     }
 
 

@@ -13,8 +13,9 @@ returns an object with ``name`` and ``decide(view, rng) -> Action`` (see :mod:`b
 an object that also has ``decide_open(deal, seat, rng)`` is shown the whole deal (the cheating ceiling).
 
 ``--clock cpu`` reads the search levels' time budgets (and the decision times reported) on each
-process's CPU clock instead of the wall clock: a level then thinks as much on a loaded machine as on a
-quiet one, so the margins do not depend on what else the machine runs.
+process's CPU clock instead of the wall clock: a level then gets the CPU time it would on a quiet
+machine, however many other processes share the cores (a busy machine's core still does somewhat
+less per CPU second: the same margins need a quiet machine to be exact).
 """
 
 from __future__ import annotations

@@ -96,8 +96,8 @@ class Budget:
     preplay: tuple[str, ...] = ("exchange", "swap", "declare")
     #: The clock ``seconds`` and ``limit`` are read on: wall time for the bot (a move must come in
     #: time), or this thread's CPU time (``time.thread_time``: the arena's ``--clock cpu``), so a
-    #: level thinks as long on a loaded machine as on a quiet one and a measurement does not depend
-    #: on what else the machine runs.
+    #: level gets as much CPU on a loaded machine as on a quiet one and a measurement depends far
+    #: less on what else the machine runs.
     clock: Callable[[], float] = time.perf_counter
 
     def solve_from(self, preset: str) -> int:
