@@ -127,7 +127,7 @@ class RedisBudget:
         """
         if interval <= 0:
             return 0.0
-        args = [str(max(1, round(interval * 1e6))), str(max(1, burst)), "1" if look else "0"]
+        args = [_micros(interval), str(max(1, burst)), "1" if look else "0"]
         return int(await self._take(keys=[key], args=args)) / 1e6
 
     async def turn(
@@ -177,7 +177,7 @@ class RedisBudget:
         take = self._take_both
         assert take is not None
         keys = [self.global_key(), self.chat_key(chat_id)]
-        args = [str(max(1, round(global_interval * 1e6))), str(max(1, round(chat_interval * 1e6)))]
+        args = [_micros(global_interval), _micros(chat_interval)]
         waited = 0.0
         while True:
             async with self._global_lock:
@@ -191,3 +191,8 @@ class RedisBudget:
                 return waited
             await sleep(micros / 1e6)  # the chat's: the others go on meanwhile
             waited += micros / 1e6
+
+
+def _micros(seconds: float) -> str:
+    """An interval as the scripts take it: whole microseconds, one at least."""
+    return str(max(1, round(seconds * 1e6)))
