@@ -262,15 +262,13 @@ class PlayState:
             if b & s.special:
                 q = caught(s, trick, seat, b)
                 if q >= 0:
-                    trick.append((seat, b))
+                    trick.append(s.placed[seat][cid])
                     self.queen_pair = q
                     self.over = True
                     self.mask = 0
                     return OVER
-            trick.append((seat, b))
+            trick.append(s.placed[seat][cid])
             k = len(trick)
-            if k == s.n:
-                return self._close()
         else:
             e = self.led_eff = s.eff[cid]
             rows = self.rows = s.strength[e]
@@ -279,22 +277,21 @@ class PlayState:
             self.win_seat = seat
             self.win_p = rows[seat][cid]
             self.tp = _POINTS[cid]
-            trick.append((seat, b))
+            trick.append(s.placed[seat][cid])
             k = 1
-        self.seat = nxt = self.order[k]
-        hand = hands[nxt]
-        if self.exc:  # a blind at the table, the open hand, a matador led: the kernel's functions decide
-            if s.blinds >> nxt & 1:
-                self.mask = turned(self.stacks[nxt], hand)
-            else:
-                self.mask = follow_mask(s, nxt, hand, self.led_eff, trick[0][1])
-        else:  # follow_mask's last rule, the one that applies here: the led suit, else the fallback
-            self.mask = hand & self.sm or hand & s.fallback or hand
-        return GOES_ON
-
-    def _close(self) -> int:
-        """The trick is complete: score it, draw from the stock, and let its winner lead."""
-        s = self.s
+        if k < s.n:
+            self.seat = nxt = self.order[k]
+            hand = hands[nxt]
+            if self.exc:  # a blind at the table, the open hand, a matador led: the kernel's functions decide
+                if s.blinds >> nxt & 1:
+                    self.mask = turned(self.stacks[nxt], hand)
+                else:
+                    self.mask = follow_mask(s, nxt, hand, self.led_eff, trick[0][1])
+            else:  # follow_mask's last rule, the one that applies here: the led suit, else the fallback
+                self.mask = hand & self.sm or hand & s.fallback or hand
+            return GOES_ON
+        # The trick is complete: score it, draw from the stock, and let its winner lead (here, not in a
+        # method of its own: a call less per trick of every play-out).
         winner = self.win_seat
         pair = s.pair_of[winner]
         self.pts[pair] += self.tp
@@ -304,7 +301,6 @@ class PlayState:
         leader = self.leader
         self.leader = self.seat = winner
         self.order = s.orders[winner]
-        hands = self.hands
         if self.drawn < len(self.stock):
             self.drawn = refill(s, hands, self.stock, self.drawn, winner)
         if not any(hands):

@@ -63,6 +63,7 @@ class PlayRules:
         "open_seat",
         "orders",
         "pair_of",
+        "placed",
         "rules",
         "special",
         "strength",
@@ -89,6 +90,10 @@ class PlayRules:
         #: Classic's open hand after the exchange (-1: none): it plays last and its cards never win.
         self.open_seat = -1 if open_seat is None else open_seat
         self.orders = trick_orders(self.n, self.open_seat)
+        #: ``placed[seat][card id]``: the place ``(seat, card bit)`` in a trick, made once and shared (a
+        #: card played allocates no pair).
+        ids = range(len(tables.eff))
+        self.placed = tuple(tuple((seat, 1 << cid) for cid in ids) for seat in range(self.n))
         #: Per seat, every seat clockwise from him (draw's stock is drawn so, open hand or not).
         self.clockwise = trick_orders(self.n, -1)
         self.eff = tables.eff
