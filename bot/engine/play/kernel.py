@@ -112,6 +112,7 @@ class PlayState:
     """
 
     __slots__ = (
+        "after",
         "drawn",
         "exc",
         "first",
@@ -119,7 +120,6 @@ class PlayState:
         "leader",
         "led_eff",
         "mask",
-        "order",
         "over",
         "pts",
         "queen_pair",
@@ -155,8 +155,8 @@ class PlayState:
         self.stacks = tuple(map(tuple, stacks)) or ((),) * s.n
         self.hands = hands
         self.leader = leader
-        #: The seats in playing order for this trick (``s.orders[leader]``).
-        self.order = s.orders[leader]
+        #: Per seat, who plays after him in this trick, -1 for its last (``s.after[leader]``).
+        self.after = s.after[leader]
         self.pts = list(pts)
         self.won = list(won)
         self.stock = tuple(stock)
@@ -204,7 +204,7 @@ class PlayState:
         w.s = self.s
         w.hands = self.hands.copy()
         w.leader = self.leader
-        w.order = self.order
+        w.after = self.after
         w.trick = self.trick.copy()
         w.pts = self.pts.copy()
         w.won = self.won.copy()
@@ -268,7 +268,6 @@ class PlayState:
                     self.mask = 0
                     return OVER
             trick.append(s.placed[seat][cid])
-            k = len(trick)
         else:
             e = self.led_eff = s.eff[cid]
             rows = self.rows = s.strength[e]
@@ -278,9 +277,9 @@ class PlayState:
             self.win_p = rows[seat][cid]
             self.tp = _POINTS[cid]
             trick.append(s.placed[seat][cid])
-            k = 1
-        if k < s.n:
-            self.seat = nxt = self.order[k]
+        nxt = self.after[seat]
+        if nxt >= 0:
+            self.seat = nxt
             hand = hands[nxt]
             if self.exc:  # a blind at the table, the open hand, a matador led: the kernel's functions decide
                 if s.blinds >> nxt & 1:
@@ -300,7 +299,7 @@ class PlayState:
         self.first = 0
         leader = self.leader
         self.leader = self.seat = winner
-        self.order = s.orders[winner]
+        self.after = s.after[winner]
         if self.drawn < len(self.stock):
             self.drawn = refill(s, hands, self.stock, self.drawn, winner)
         if not any(hands):
