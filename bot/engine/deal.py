@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import cache
 from math import floor
 from typing import Any
 
@@ -64,6 +65,16 @@ _PLAYS = tuple(Play(c) for c in ALL_CARDS)
 #: Shared per seat and card: a play as a move, and as a place in a trick (a tap allocates neither).
 _MOVES = tuple(tuple((seat, p) for p in _PLAYS) for seat in range(N_SEATS))
 _PLACED = tuple(tuple((seat, c) for c in ALL_CARDS) for seat in range(N_SEATS))
+#: ``Trick(leader, plays, winner)`` as the named tuple's own ``__new__`` makes it, without the call to
+#: that generated Python function (a trick is built per trick of every deal dealt).
+_new_trick = tuple.__new__
+
+
+@cache
+def _shuffle_steps(n: int) -> tuple[tuple[int, float], ...]:
+    """Fisher-Yates's steps over ``n`` cards: each place ``i`` from the last down, and ``i + 1`` as a
+    float (the product ``rnd() * (i + 1)`` is the same; multiplying by a float is cheaper)."""
+    return tuple((i, float(i + 1)) for i in range(n - 1, 0, -1))
 
 
 class Holding:
@@ -126,6 +137,8 @@ class Deal:
         #: is shown (:func:`bot.engine.sochi.form_sides`; until then the dealer's left is side 0).
         self.pair_of: tuple[int, ...] = PAIR_OF if n == N_SEATS else sochi.sides(n, self.left)
         self._cards: Holding | PlayState = Holding(n)
+        #: The blinds' seats as a bit mask (:attr:`Rules.blind_mask`; asked at every card played).
+        self._blinds = rules.blind_mask
         #: Cards every seat has seen in each hand (flip's turned-up cards); only the part still held counts.
         self.shown = [0] * n
         #: ``known[o][h]``: cards seat ``o`` privately knows seat ``h`` holds (the swap); same caveat.
@@ -160,8 +173,8 @@ class Deal:
         # which matters when bot players deal thousands of worlds. ``floor`` is ``int`` here (the
         # product is never negative), a good deal cheaper to call.
         rnd = rng.random
-        for i in range(len(deck) - 1, 0, -1):
-            j = floor(rnd() * (i + 1))
+        for i, k in _shuffle_steps(len(deck)):  # j = floor(rnd() * (i + 1)), k being i + 1 as a float
+            j = floor(rnd() * k)
             deck[i], deck[j] = deck[j], deck[i]
         return cls(rules, deck, dealer, deal_no, eggs_before, checked=True)
 
@@ -362,11 +375,13 @@ class Deal:
         assert self.trump is not None
         rules = play_rules(self.rules, self.trump, self.eggs_before, self.open_seat, self.pair_of)
         first = self.first_lead.bit if self.first_lead is not None else 0
-        st = PlayState(rules, c.hands, leader, (), c.pts, c.won, c.stock, restricted, first, self._stacks())
+        stacks = self._stacks() if rules.blinds else ()
+        st = PlayState(rules, c.hands, leader, (), c.pts, c.won, c.stock, restricted, first, stacks)
         self._cards = st
         self.phase = Phase.PLAY
         self.to_act = leader
-        self._blinds_play(st)
+        if rules.blinds:
+            self._blinds_play(st)
 
     def _stacks(self) -> tuple[tuple[int, ...], ...]:
         """Each blind's face-down stack, top card first: its hand in the order received (a card received
@@ -424,7 +439,7 @@ class Deal:
             self.to_act = st.seat
         else:
             self._trick_done(st, trick)
-        if st.s.blinds:
+        if self._blinds:
             self._blinds_play(st)
 
     def _blinds_play(self, st: PlayState) -> None:
@@ -439,9 +454,12 @@ class Deal:
 
     def _trick_done(self, st: PlayState, trick: list[tuple[int, int]]) -> None:
         """The trick ``trick`` is complete (the kernel has begun a new one), or the deal ended in it."""
-        plays = tuple([_PLACED[s][b.bit_length() - 1] for s, b in trick])
-        caught = st.queen_pair is not None
-        self.tricks.append(Trick(plays[0][0], plays, None if caught else st.leader))
+        placed = []  # a loop, not a comprehension: no function made and called per trick
+        for s, b in trick:
+            placed.append(_PLACED[s][b.bit_length() - 1])
+        plays = tuple(placed)
+        winner = None if st.queen_pair is not None else st.leader
+        self.tricks.append(_new_trick(Trick, (trick[0][0], plays, winner)))
         if st.swapped:
             # draw's last-card swap: each of the pair now knows the other's card.
             partner = PARTNER_OF[st.leader]
@@ -457,6 +475,7 @@ class Deal:
     def _finish(self, st: PlayState) -> None:
         score = st.s.score(st.pts[0], st.pts[1], st.won[0], st.won[1], st.queen_pair)
         self.events.extend(score.events)
+        t = self.talon
         self.phase = Phase.OVER
         self.to_act = None
         self.result = DealResult(
@@ -470,7 +489,11 @@ class Deal:
             loser=score.loser,
             multiplier=score.multiplier,
             brag_kind=self._rotated_brag_kind(),
-            **self._sides(),
+            # The sides as _sides() has them, by keyword: no dict made and unpacked per deal.
+            pair_of=self.pair_of,
+            lone=t.lone,
+            talon=t.talon,
+            discards=t.discards,
         )
 
     def _sides(self) -> dict[str, Any]:

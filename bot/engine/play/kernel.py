@@ -112,6 +112,7 @@ class PlayState:
     """
 
     __slots__ = (
+        "after",
         "drawn",
         "exc",
         "first",
@@ -119,7 +120,6 @@ class PlayState:
         "leader",
         "led_eff",
         "mask",
-        "order",
         "over",
         "pts",
         "queen_pair",
@@ -155,8 +155,8 @@ class PlayState:
         self.stacks = tuple(map(tuple, stacks)) or ((),) * s.n
         self.hands = hands
         self.leader = leader
-        #: The seats in playing order for this trick (``s.orders[leader]``).
-        self.order = s.orders[leader]
+        #: Per seat, who plays after him in this trick, -1 for its last (``s.after[leader]``).
+        self.after = s.after[leader]
         self.pts = list(pts)
         self.won = list(won)
         self.stock = tuple(stock)
@@ -204,7 +204,7 @@ class PlayState:
         w.s = self.s
         w.hands = self.hands.copy()
         w.leader = self.leader
-        w.order = self.order
+        w.after = self.after
         w.trick = self.trick.copy()
         w.pts = self.pts.copy()
         w.won = self.won.copy()
@@ -262,15 +262,12 @@ class PlayState:
             if b & s.special:
                 q = caught(s, trick, seat, b)
                 if q >= 0:
-                    trick.append((seat, b))
+                    trick.append(s.placed[seat][cid])
                     self.queen_pair = q
                     self.over = True
                     self.mask = 0
                     return OVER
-            trick.append((seat, b))
-            k = len(trick)
-            if k == s.n:
-                return self._close()
+            trick.append(s.placed[seat][cid])
         else:
             e = self.led_eff = s.eff[cid]
             rows = self.rows = s.strength[e]
@@ -279,22 +276,21 @@ class PlayState:
             self.win_seat = seat
             self.win_p = rows[seat][cid]
             self.tp = _POINTS[cid]
-            trick.append((seat, b))
-            k = 1
-        self.seat = nxt = self.order[k]
-        hand = hands[nxt]
-        if self.exc:  # a blind at the table, the open hand, a matador led: the kernel's functions decide
-            if s.blinds >> nxt & 1:
-                self.mask = turned(self.stacks[nxt], hand)
-            else:
-                self.mask = follow_mask(s, nxt, hand, self.led_eff, trick[0][1])
-        else:  # follow_mask's last rule, the one that applies here: the led suit, else the fallback
-            self.mask = hand & self.sm or hand & s.fallback or hand
-        return GOES_ON
-
-    def _close(self) -> int:
-        """The trick is complete: score it, draw from the stock, and let its winner lead."""
-        s = self.s
+            trick.append(s.placed[seat][cid])
+        nxt = self.after[seat]
+        if nxt >= 0:
+            self.seat = nxt
+            hand = hands[nxt]
+            if self.exc:  # a blind at the table, the open hand, a matador led: the kernel's functions decide
+                if s.blinds >> nxt & 1:
+                    self.mask = turned(self.stacks[nxt], hand)
+                else:
+                    self.mask = follow_mask(s, nxt, hand, self.led_eff, trick[0][1])
+            else:  # follow_mask's last rule, the one that applies here: the led suit, else the fallback
+                self.mask = hand & self.sm or hand & s.fallback or hand
+            return GOES_ON
+        # The trick is complete: score it, draw from the stock, and let its winner lead (here, not in a
+        # method of its own: a call less per trick of every play-out).
         winner = self.win_seat
         pair = s.pair_of[winner]
         self.pts[pair] += self.tp
@@ -303,8 +299,7 @@ class PlayState:
         self.first = 0
         leader = self.leader
         self.leader = self.seat = winner
-        self.order = s.orders[winner]
-        hands = self.hands
+        self.after = s.after[winner]
         if self.drawn < len(self.stock):
             self.drawn = refill(s, hands, self.stock, self.drawn, winner)
         if not any(hands):

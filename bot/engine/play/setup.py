@@ -9,6 +9,7 @@ order from its leader.
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import pairwise
 
 from bot.engine.cards import POINTS_BY_ID, QUEEN_OF_CLUBS, Suit
 from bot.engine.order import Tables, tables_for
@@ -39,12 +40,21 @@ def trick_orders(seats: int, open_seat: int) -> tuple[tuple[int, ...], ...]:
     return tuple(orders)
 
 
+def _after(order: tuple[int, ...], n: int) -> tuple[int, ...]:
+    """Per seat, the seat after him in ``order`` (-1 for its last)."""
+    after = [-1] * n
+    for seat, nxt in pairwise(order):
+        after[seat] = nxt
+    return tuple(after)
+
+
 class PlayRules:
     """The fixed facts of one deal's play phase (see the module docstring); read-only once built."""
 
     __slots__ = (
         "_deal_scores",
         "_scores",
+        "after",
         "blinds",
         "by_led",
         "by_tricks",
@@ -63,6 +73,7 @@ class PlayRules:
         "open_seat",
         "orders",
         "pair_of",
+        "placed",
         "rules",
         "special",
         "strength",
@@ -89,6 +100,12 @@ class PlayRules:
         #: Classic's open hand after the exchange (-1: none): it plays last and its cards never win.
         self.open_seat = -1 if open_seat is None else open_seat
         self.orders = trick_orders(self.n, self.open_seat)
+        #: ``after[leader][seat]``: who plays after ``seat`` in a trick ``leader`` leads (-1: he is last).
+        self.after = tuple(_after(order, self.n) for order in self.orders)
+        #: ``placed[seat][card id]``: the place ``(seat, card bit)`` in a trick, made once and shared (a
+        #: card played allocates no pair).
+        ids = range(len(tables.eff))
+        self.placed = tuple(tuple((seat, 1 << cid) for cid in ids) for seat in range(self.n))
         #: Per seat, every seat clockwise from him (draw's stock is drawn so, open hand or not).
         self.clockwise = trick_orders(self.n, -1)
         self.eff = tables.eff
