@@ -475,7 +475,6 @@ class Deal:
     def _finish(self, st: PlayState) -> None:
         score = st.s.score(st.pts[0], st.pts[1], st.won[0], st.won[1], st.queen_pair)
         self.events.extend(score.events)
-        t = self.talon
         self.phase = Phase.OVER
         self.to_act = None
         self.result = DealResult(
@@ -489,11 +488,7 @@ class Deal:
             loser=score.loser,
             multiplier=score.multiplier,
             brag_kind=self._rotated_brag_kind(),
-            # The sides as _sides() has them, by keyword: no dict made and unpacked per deal.
-            pair_of=self.pair_of,
-            lone=t.lone,
-            talon=t.talon,
-            discards=t.discards,
+            **self._sides(),
         )
 
     def _sides(self) -> dict[str, Any]:
