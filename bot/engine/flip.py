@@ -84,22 +84,7 @@ def legal(deal: DealCore, swaps: SwapState, seat: int) -> list[Action]:
 
 def refusal(deal: DealCore, swaps: SwapState, seat: int, action: Action) -> Refusal | None:
     """Why the seat to act may not take ``action`` now (``None``: he may)."""
-    # Whether ``action`` is among legal()'s, found without building them (asked at every decision).
-    phase = deal.phase
-    if phase is Phase.SWAP:
-        allowed = action in _SWAPS
-    elif phase is Phase.SWAP_RETURN:
-        # legal()'s SwapReturn per card in his hand: equal to ``action`` when its card is one of them.
-        allowed = (
-            type(action) is SwapReturn
-            and type(action.card) is Card
-            and bool(deal.hands[seat] & action.card.bit)
-        )
-    elif phase is Phase.DECLARE:
-        allowed = action in _DECLARES or (action == _BY_THE_LAST and declaring_after_three(deal))
-    else:
-        allowed = False
-    if allowed:
+    if action in legal(deal, swaps, seat):
         return None
     if isinstance(action, SwapReturn) and deal.phase is Phase.SWAP_RETURN:
         return Reason.NOT_IN_HAND, f"{action.card} is not in his hand"
