@@ -137,8 +137,6 @@ class Deal:
         #: is shown (:func:`bot.engine.sochi.form_sides`; until then the dealer's left is side 0).
         self.pair_of: tuple[int, ...] = PAIR_OF if n == N_SEATS else sochi.sides(n, self.left)
         self._cards: Holding | PlayState = Holding(n)
-        #: The blinds' seats as a bit mask (:attr:`Rules.blind_mask`; asked at every card played).
-        self._blinds = rules.blind_mask
         #: Cards every seat has seen in each hand (flip's turned-up cards); only the part still held counts.
         self.shown = [0] * n
         #: ``known[o][h]``: cards seat ``o`` privately knows seat ``h`` holds (the swap); same caveat.
@@ -439,7 +437,7 @@ class Deal:
             self.to_act = st.seat
         else:
             self._trick_done(st, trick)
-        if self._blinds:
+        if st.s.blinds:
             self._blinds_play(st)
 
     def _blinds_play(self, st: PlayState) -> None:
