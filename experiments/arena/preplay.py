@@ -1,5 +1,6 @@
-"""Ablation of the searched decisions before the first lead (:mod:`bot.engine.ai.preplay`): the same
-levels with those decisions taken by the rule player's rules, as before they were searched.
+"""Ablation of the searched decisions before the first lead (:mod:`bot.engine.ai.preplay`,
+:mod:`bot.engine.ai.bragsearch`): the same levels with those decisions taken by the rule player's
+rules, as before they were searched.
 
 ``python -m bot.engine.arena --a medium --b experiments.arena.preplay:medium_rule --preset classic``
 measures the searched exchange, ``--preset flip`` the searched swap (classic has no swap, flip no
@@ -23,3 +24,24 @@ def medium_rule_declare() -> S.SearchPlayer:
     the declare search, ``--preset flip --option trump_mode=declare``."""
     budget = dataclasses.replace(S.MEDIUM, preplay=tuple(k for k in S.MEDIUM.preplay if k != "declare"))
     return S.SearchPlayer("medium-rule-declare", budget)
+
+
+def _without(*kinds: str) -> S.Budget:
+    return dataclasses.replace(S.MEDIUM, preplay=tuple(k for k in S.MEDIUM.preplay if k not in kinds))
+
+
+def medium_rule_brag() -> S.SearchPlayer:
+    """``medium`` with the cards laid in classic's brag by the rule (the rest searched): the ablation
+    of the brag search, ``--preset classic``."""
+    return S.SearchPlayer("medium-rule-brag", _without("brag"))
+
+
+def medium_rule_cut() -> S.SearchPlayer:
+    """``medium`` with the mirror's cut by the rule: ``--preset classic --option brag=mirror``."""
+    return S.SearchPlayer("medium-rule-cut", _without("cut"))
+
+
+def medium_rule_brag_kind() -> S.SearchPlayer:
+    """``medium`` with the brag's kind by the rule under ``brag_choice``:
+    ``--preset classic --option 'brag_choice=["pants","mirror","fishing"]'``."""
+    return S.SearchPlayer("medium-rule-brag-kind", _without("brag_kind"))

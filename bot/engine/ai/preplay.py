@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.engine.actions import Action, Declare, Exchange, ExchangeGive, Swap, SwapReturn
 from bot.engine.cards import ALL_CARDS, Suit, mask_of
@@ -70,7 +70,7 @@ def decide(view: SeatView, rng: random.Random, budget: Budget, start: float) -> 
     rule = choose_other(view)
     if view.phase is Phase.DECLARE:
         world, apply = _declare(view, rng)
-        return _search(view, list(view.legal), rule, world, apply, rng, budget, start)
+        return search(view, list(view.legal), rule, world, _played(apply), rng, budget, start)
     if view.phase in (Phase.EXCHANGE, Phase.EXCHANGE_GIVE):
         cands, ok, apply = _exchange(view, rule)
     else:
@@ -78,19 +78,36 @@ def decide(view: SeatView, rng: random.Random, budget: Budget, start: float) -> 
     if len(cands) == 1:
         return cands[0]
     draw = sampler(view, ok, hidden_trumps(view))
-    return _search(view, cands, rule, lambda: draw(rng), apply, rng, budget, start)
+    return search(view, cands, rule, lambda: draw(rng), _played(apply), rng, budget, start)
 
 
-def _search(
+def _played(apply: Apply) -> Callable[[Hands, Action, int, int | None], float]:
+    """A candidate's value in a world of hands: carried to the first lead by ``apply`` (on a copy),
+    then played out by the trick policy."""
+
+    def value(hands: Hands, a: Action, seed: int, careless: int | None) -> float:
+        return policy_rollout(apply(hands.copy(), a), random.Random(seed), careless)
+
+    return value
+
+
+W = TypeVar("W")
+
+
+def search(
     view: SeatView,
     cands: list[Action],
     rule: Action,
-    world: Callable[[], Hands],
-    apply: Apply,
+    world: Callable[[], W | None],
+    value: Callable[[W, Action, int, int | None], float],
     rng: random.Random,
     budget: Budget,
     start: float,
 ) -> Action:
+    """The candidate with the best mean ``value`` to the seat's pair over worlds drawn by ``world``
+    (``None``: no more worlds), every candidate of a world on the same random numbers (``seed``)
+    and the opponents careless in every second world, within the card search's ``budget``; the
+    rule's decision gets its head start and settles ties."""
     from .search import CHECK_EVERY, _clear
 
     b = budget
@@ -103,13 +120,14 @@ def _search(
     prior = cands.index(rule) if rule in cands else -1
     n = 0
     while n < b.max_worlds:
-        hands = world()
+        w = world()
+        if w is None:
+            break
         seed = rng.getrandbits(32)
         careless = careless_pair if n % 2 == 0 else None
         values = []
         for a in cands:
-            w = apply(hands.copy(), a)
-            values.append(sign * policy_rollout(w, random.Random(seed), careless))
+            values.append(sign * value(w, a, seed, careless))
             if clock() > cutoff:
                 break
         if len(values) < len(cands):
@@ -421,4 +439,4 @@ def _do_swap(hands: Hands, swapper: int, back: int, tm: int) -> None:
     hands[partner] ^= trump | back
 
 
-__all__ = ["KINDS", "brag_leader", "cheapest_gift", "decide", "rule_return", "sampler", "searched"]
+__all__ = ["KINDS", "brag_leader", "cheapest_gift", "decide", "rule_return", "sampler", "search", "searched"]

@@ -14,9 +14,10 @@ seen), earlier once the leading card is ahead of every other by three standard e
 the minimum, at a hard cap counted from the start of the decision. Clear decisions so take a few
 dozen worlds and close ones the whole budget.
 
-The decisions before the first lead named in ``Budget.preplay`` (classic's exchange and gift, flip's
-swap, the card returned and the declared trump) are searched the same way on worlds sampled at that
-point (:mod:`bot.engine.ai.preplay`); the brag and the mirror's cut follow the rule player's rules.
+The decisions before the first lead named in ``Budget.preplay`` are searched the same way on worlds
+sampled at that point: classic's exchange and gift, flip's swap, the card returned and the declared
+trump on worlds of four hands (:mod:`bot.engine.ai.preplay`), classic's brag — the cards laid, the
+mirror's cut, the kind under ``brag_choice`` — on whole decks (:mod:`bot.engine.ai.bragsearch`).
 
 Only :class:`CheatPlayer` is shown the deal: the arena hands the whole deal to a player with
 ``decide_open``, so the levels that fill seats must not have one.
@@ -40,7 +41,7 @@ from bot.engine.deal import Deal, Phase
 from bot.engine.errors import KozelError
 from bot.engine.view import SeatView, view_for
 
-from . import preplay
+from . import bragsearch, preplay
 from .easy import choose_card, choose_other
 from .knowledge import knowledge
 from .sample import sample_world, true_world
@@ -92,8 +93,10 @@ class Budget:
     prior_bonus: float = 0.3
     #: The decisions before the first lead searched like a card (:mod:`bot.engine.ai.preplay`:
     #: ``"exchange"``, classic's exchange and gift; ``"swap"``, flip's swap and the card returned;
-    #: ``"declare"``, flip's declared trump); the others follow the rule player's rules.
-    preplay: tuple[str, ...] = ("exchange", "swap", "declare")
+    #: ``"declare"``, flip's declared trump; :mod:`bot.engine.ai.bragsearch`: ``"brag"``, the cards
+    #: laid in classic's brag; ``"cut"``, the mirror's cut; ``"brag_kind"``, the kind under
+    #: ``brag_choice``); the others follow the rule player's rules.
+    preplay: tuple[str, ...] = ("exchange", "swap", "declare", "brag", "cut", "brag_kind")
     #: The clock ``seconds`` and ``limit`` are read on: wall time for the bot (a move must come in
     #: time), or this thread's CPU time (``time.thread_time``: the arena's ``--clock cpu``), so a
     #: level gets as much CPU on a loaded machine as on a quiet one and a measurement depends far
@@ -116,14 +119,16 @@ class SearchPlayer:
         self.budget = budget
 
     def decide(self, view: SeatView, rng: random.Random) -> Action:
-        """The card with the best mean worth over sampled worlds; classic's exchange, flip's swap and
-        declared trump are searched alike (:mod:`bot.engine.ai.preplay`), the brag and the cut follow
-        the rule player's rules."""
+        """The card with the best mean worth over sampled worlds; the decisions before the first lead
+        that ``Budget.preplay`` names are searched alike (:mod:`bot.engine.ai.preplay`,
+        :mod:`bot.engine.ai.bragsearch`), the others follow the rule player's rules."""
         if not view.legal:
             raise KozelError(f"seat {view.seat} has no decision to take")
         if view.phase is not Phase.PLAY:
             if preplay.searched(view, self.budget.preplay):
                 return preplay.decide(view, rng, self.budget, self.budget.clock())
+            if bragsearch.searched(view, self.budget.preplay):
+                return bragsearch.decide(view, rng, self.budget, self.budget.clock())
             return choose_other(view)
         if len(view.legal) == 1:
             return view.legal[0]
