@@ -41,7 +41,10 @@ def medium_rule_cut() -> S.SearchPlayer:
     return S.SearchPlayer("medium-rule-cut", _without("cut"))
 
 
-def medium_rule_brag_kind() -> S.SearchPlayer:
-    """``medium`` with the brag's kind by the rule under ``brag_choice``:
-    ``--preset classic --option 'brag_choice=["pants","mirror","fishing"]'``."""
-    return S.SearchPlayer("medium-rule-brag-kind", _without("brag_kind"))
+def medium_brag_kind() -> S.SearchPlayer:
+    """``medium`` searching the brag's kind under ``brag_choice`` too (the default takes it by the
+    rule): ``--a experiments.arena.preplay:medium_brag_kind --b medium --preset classic --option
+    'brag_choice=["pants","mirror","fishing"]'``."""
+    return S.SearchPlayer(
+        "medium-brag-kind", dataclasses.replace(S.MEDIUM, preplay=(*S.MEDIUM.preplay, "brag_kind"))
+    )

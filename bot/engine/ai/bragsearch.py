@@ -24,7 +24,10 @@ policy from the first lead, every candidate on the same random numbers, with the
 rule's head start of the card search (:func:`bot.engine.ai.preplay.search`). A void deal (four
 queens, the deck running out) is worth nothing to either pair.
 
-Four seats only (``sochi`` keeps the rule). Pure apart from the clock the budget reads.
+Four seats only (``sochi`` keeps the rule). The levels search the cards laid and the cut; the kind
+only when ``Budget.preplay`` names ``"brag_kind"`` (measured to lose against the rule's first kind:
+the play-outs see every hand, so they cannot tell the kinds' private draws apart). Pure apart from
+the clock the budget reads.
 """
 
 from __future__ import annotations
