@@ -15,6 +15,7 @@ from bot.handlers.game import Refusal
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
 from bot.handlers.services import Services
+from bot.handlers.timers import turn_time
 from bot.storage import ChatSettings
 
 #: The turn times offered (seconds; 0: no turn timer).
@@ -34,7 +35,7 @@ def turn_label(tr: Tr, seconds: int) -> str:
 
 def summary(tr: Tr, chat: ChatSettings, svc: Services) -> str:
     """One line for /rules and the menu: the turn time, the timeout action and the hints."""
-    seconds = svc.settings.turn_time if chat.turn_time is None else chat.turn_time
+    seconds = turn_time(chat, svc.settings)
     line = tr(
         "settings.summary", turn=turn_label(tr, seconds), action=tr(f"settings.action.{chat.timeout_action}")
     )
@@ -43,7 +44,7 @@ def summary(tr: Tr, chat: ChatSettings, svc: Services) -> str:
 
 def menu(tr: Tr, svc: Services, chat_id: int, thread_id: int | None, chat: ChatSettings) -> Content:
     """The menu: the current values, a row of turn times and a row of timeout actions."""
-    seconds = svc.settings.turn_time if chat.turn_time is None else chat.turn_time
+    seconds = turn_time(chat, svc.settings)
 
     def button(label: str, chosen: bool, payload: TurnTime | OnTimeout | Hints) -> InlineKeyboardButton:
         data = svc.codec.data(chat_id, thread_id, "0", 0, payload)
