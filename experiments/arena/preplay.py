@@ -48,3 +48,9 @@ def medium_brag_kind() -> S.SearchPlayer:
     return S.SearchPlayer(
         "medium-brag-kind", dataclasses.replace(S.MEDIUM, preplay=(*S.MEDIUM.preplay, "brag_kind"))
     )
+
+
+def medium_lay() -> S.SearchPlayer:
+    """``medium`` searching the others' face-up lays in the brag too (the default searches the
+    bragger's only): ``--a experiments.arena.preplay:medium_lay --b medium --preset classic``."""
+    return S.SearchPlayer("medium-lay", dataclasses.replace(S.MEDIUM, preplay=(*S.MEDIUM.preplay, "lay")))

@@ -33,7 +33,7 @@ BRAGS = {
     "mirror": Rules.make("classic", brag="mirror"),
     "choice": Rules.make("classic", brag_choice=["pants", "mirror", "fishing"]),
 }
-KINDS = ("brag", "cut", "brag_kind")
+KINDS = ("brag", "lay", "cut", "brag_kind")
 
 
 def brag_decisions(rules: Rules, seed: int, deals: int) -> Iterator[tuple[Deal, SeatView]]:
@@ -119,7 +119,9 @@ def test_brag_double_with_two_aces() -> None:
 @pytest.mark.parametrize("name", ["pants", "mirror", "choice"])
 def test_searched_brag_decisions_are_legal(name: str) -> None:
     budget = fixed(MEDIUM, 3)
-    player = SearchPlayer("tiny-medium", dataclasses.replace(budget, preplay=(*budget.preplay, "brag_kind")))
+    player = SearchPlayer(
+        "tiny-medium", dataclasses.replace(budget, preplay=(*budget.preplay, "lay", "brag_kind"))
+    )
     for i, (_, view) in enumerate(brag_decisions(BRAGS[name], seed=11, deals=8)):
         assert player.decide(view, random.Random(i)) in view.legal
 
@@ -150,9 +152,14 @@ def test_sochi_brags_by_the_rules() -> None:
     assert asked
 
 
-def test_the_levels_search_the_lays_and_the_cut_but_not_the_kind() -> None:
-    # The searched kind lost to the rule's first kind in the arena (README, "Bot players").
-    assert {"brag", "cut"} <= set(MEDIUM.preplay) and "brag_kind" not in MEDIUM.preplay
+def test_the_levels_search_the_braggers_lay_and_the_cut_but_not_the_others_lays_or_the_kind() -> None:
+    # The searched kind, and the others' searched lays, lost to the rule in the arena (README, "Bot
+    # players").
+    assert {"brag", "cut"} <= set(MEDIUM.preplay) and not {"lay", "brag_kind"} & set(MEDIUM.preplay)
     _, view = next(brag_decisions(BRAGS["choice"], seed=1, deals=1))
     assert view.phase is Phase.BRAG_KIND
     assert not bragsearch.searched(view, MEDIUM.preplay) and bragsearch.searched(view, KINDS)
+    lays = [v for _, v in brag_decisions(BRAGS["pants"], seed=2, deals=20) if v.phase is Phase.BRAG]
+    assert any(v.seat == v.bragger for v in lays) and any(v.seat != v.bragger for v in lays)
+    for v in lays:
+        assert bragsearch.searched(v, MEDIUM.preplay) == (v.seat == v.bragger)

@@ -24,10 +24,11 @@ policy from the first lead, every candidate on the same random numbers, with the
 rule's head start of the card search (:func:`bot.engine.ai.preplay.search`). A void deal (four
 queens, the deck running out) is worth nothing to either pair.
 
-Four seats only (``sochi`` keeps the rule). The levels search the cards laid and the cut; the kind
-only when ``Budget.preplay`` names ``"brag_kind"`` (measured to lose against the rule's first kind:
-the play-outs see every hand, so they cannot tell the kinds' private draws apart). Pure apart from
-the clock the budget reads.
+Four seats only (``sochi`` keeps the rule). The levels search the bragger's lay (``"brag"``) and
+the cut (``"cut"``); the others' face-up lays (``"lay"``) and the kind (``"brag_kind"``) only when
+``Budget.preplay`` names them: each lost to the rule in the arena, a CI below zero on one seed (the
+play-outs see every hand, so they cannot weigh what a face-up card tells or what the kinds hide).
+Pure apart from the clock the budget reads.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ if TYPE_CHECKING:
 
 #: The decision kinds searched, by the name ``Budget.preplay`` lists them under.
 KINDS: dict[Phase, str] = {Phase.BRAG: "brag", Phase.CUT: "cut", Phase.BRAG_KIND: "brag_kind"}
+#: The name of the others' lays (face up), searched apart from the bragger's (``"brag"``).
+LAY = "lay"
 #: Random decks tried at most for one world consistent with the view.
 TRIES = 40
 
@@ -61,6 +64,8 @@ Moves = list[tuple[int, Action]]
 def searched(view: SeatView, kinds: tuple[str, ...]) -> bool:
     """Whether ``view``'s decision is one of the searched ``kinds``."""
     kind = KINDS.get(view.phase)
+    if kind == "brag" and view.seat != view.bragger:
+        kind = LAY
     return kind is not None and kind in kinds and len(view.legal) > 1 and view.rules.seats == N_SEATS
 
 

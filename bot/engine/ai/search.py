@@ -93,11 +93,11 @@ class Budget:
     prior_bonus: float = 0.3
     #: The decisions before the first lead searched like a card (:mod:`bot.engine.ai.preplay`:
     #: ``"exchange"``, classic's exchange and gift; ``"swap"``, flip's swap and the card returned;
-    #: ``"declare"``, flip's declared trump; :mod:`bot.engine.ai.bragsearch`: ``"brag"``, the cards
-    #: laid in classic's brag; ``"cut"``, the mirror's cut; ``"brag_kind"``, the kind under
-    #: ``brag_choice``); the others follow the rule player's rules. The kind is not searched by
-    #: default: against the rule (always the first kind allowed) the searched kind lost 0.15 penalty
-    #: points per deal, CI below zero (README, "Bot players").
+    #: ``"declare"``, flip's declared trump; :mod:`bot.engine.ai.bragsearch`: ``"brag"``, the
+    #: bragger's cards in classic's brag; ``"lay"``, the others' face-up cards; ``"cut"``, the
+    #: mirror's cut; ``"brag_kind"``, the kind under ``brag_choice``); the others follow the rule
+    #: player's rules. The others' lays and the kind are not searched by default: against the rule
+    #: each lost 0.14-0.15 penalty points per deal, CI below zero (README, "Bot players").
     preplay: tuple[str, ...] = ("exchange", "swap", "declare", "brag", "cut")
     #: The clock ``seconds`` and ``limit`` are read on: wall time for the bot (a move must come in
     #: time), or this thread's CPU time (``time.thread_time``: the arena's ``--clock cpu``), so a
