@@ -146,6 +146,8 @@ class Deal:
         self.phase = Phase.PLAY
         self.to_act: int | None = None
         self.tricks: list[Trick] = []
+        #: The trick in play as ``(seat, card)``, each put here as it is played (the kernel keeps bits).
+        self._placed: list[tuple[int, Card]] = []
         self.events: list[str] = []
         self.moves: list[tuple[int, Action]] = []
         self.result: DealResult | None = None
@@ -432,11 +434,11 @@ class Deal:
         if seat != st.seat or not st.mask & b:
             raise self._why_not_play(seat, c)
         self.moves.append(_MOVES[seat][c.id])
-        trick = st.trick
+        self._placed.append(_PLACED[seat][c.id])
         if st.play(b) == GOES_ON:
             self.to_act = st.seat
         else:
-            self._trick_done(st, trick)
+            self._trick_done(st)
         if st.s.blinds:
             self._blinds_play(st)
 
@@ -444,20 +446,18 @@ class Deal:
         """While a blind is to play, turn the top card of its stack and play it (not a move: no decision)."""
         blinds = st.s.blinds
         while blinds >> st.seat & 1 and not st.over:
-            trick = st.trick
+            self._placed.append(_PLACED[st.seat][st.mask.bit_length() - 1])
             if st.play(st.mask) == GOES_ON:
                 self.to_act = st.seat
             else:
-                self._trick_done(st, trick)
+                self._trick_done(st)
 
-    def _trick_done(self, st: PlayState, trick: list[tuple[int, int]]) -> None:
-        """The trick ``trick`` is complete (the kernel has begun a new one), or the deal ended in it."""
-        placed = []  # a loop, not a comprehension: no function made and called per trick
-        for s, b in trick:
-            placed.append(_PLACED[s][b.bit_length() - 1])
-        plays = tuple(placed)
+    def _trick_done(self, st: PlayState) -> None:
+        """The trick in :attr:`_placed` is complete (the kernel has begun a new one), or the deal ended."""
+        plays = tuple(self._placed)
+        self._placed.clear()
         winner = None if st.queen_pair is not None else st.leader
-        self.tricks.append(_new_trick(Trick, (trick[0][0], plays, winner)))
+        self.tricks.append(_new_trick(Trick, (plays[0][0], plays, winner)))
         if st.swapped:
             # draw's last-card swap: each of the pair now knows the other's card.
             partner = PARTNER_OF[st.leader]
