@@ -46,18 +46,24 @@ def test_the_hard_cap_stops_the_search_mid_world() -> None:
     assert len(calls) == 1  # the world in progress was dropped, no other was drawn
 
 
-def test_a_capped_search_returns_within_its_limit() -> None:
-    w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
+def capped(solve_at: int) -> SearchPlayer:
+    """A search with no budget but a 0.05 s hard cap, on this thread's CPU clock (the arena's
+    ``--clock cpu``), so a loaded machine cannot stretch it."""
     budget = Budget(
         seconds=1e9,
         min_worlds=10**6,
         max_worlds=10**6,
         rollouts=1,
-        solve_at=0,
+        solve_at=solve_at,
         limit=0.05,
         clock=time.thread_time,
     )
-    player = SearchPlayer("capped", budget)
+    return SearchPlayer("capped", budget)
+
+
+def test_a_capped_search_returns_within_its_limit() -> None:
+    w = world(HANDS, leader=0, pts=(10, 96), won=(1, 5))
+    player = capped(solve_at=0)
     t0 = time.thread_time()  # the CPU clock, as the budget's: a loaded machine cannot stretch it
     bit = player.search(card("7S").bit, w.copy, random.Random(1), start=t0)
     assert time.thread_time() - t0 < 0.05 + 0.2  # one play-out past the cap at most
@@ -151,17 +157,7 @@ def test_the_hard_cap_stops_an_exact_solve_midway() -> None:
     _, deal, seat = next(play_turns(rules, random.Random(2), 1))
     w = true_world(deal)
     assert sum(h.bit_count() for h in w.hands) == 36
-    # On this thread's CPU clock (the arena's --clock cpu), so a loaded machine cannot stretch it.
-    budget = Budget(
-        seconds=1e9,
-        min_worlds=10**6,
-        max_worlds=10**6,
-        rollouts=1,
-        solve_at=36,
-        limit=0.05,
-        clock=time.thread_time,
-    )
-    player = SearchPlayer("capped", budget)
+    player = capped(solve_at=36)
     legal = w.legal(seat)
     prior = legal & -legal  # the lowest legal card
     t0 = time.thread_time()
