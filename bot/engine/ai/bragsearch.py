@@ -38,13 +38,14 @@ from typing import TYPE_CHECKING
 
 from bot.engine.actions import Action, Brag, ChooseBragKind, Cut
 from bot.engine.brag import cut_points
-from bot.engine.cards import ALL_CARDS, Card, deck_for, mask_of
+from bot.engine.cards import ALL_CARDS, Card, mask_of
 from bot.engine.deal import Deal, Phase
 from bot.engine.errors import KozelError
 from bot.engine.view import SeatView, view_for
 
 from .easy import choose_other
 from .knowledge import eggs_before_of
+from .preplay import search, shuffled
 from .trick import policy_rollout
 from .world import N_SEATS, bits_of
 
@@ -80,8 +81,6 @@ def candidates(view: SeatView) -> list[Action]:
 def decide(view: SeatView, rng: random.Random, budget: Budget, start: float) -> Action:
     """The searched brag decision for ``view`` (a phase of :data:`KINDS`); the rule's when no world
     consistent with the view turns up."""
-    from .preplay import search
-
     rule = choose_other(view)
     cands = candidates(view)
     if rule not in cands:
@@ -139,12 +138,7 @@ def _fresh(view: SeatView, deck: list[Card]) -> Deal:
 def _drive(view: SeatView, rng: random.Random) -> tuple[Deal, Moves] | None:
     """A random deck dealt and driven to ``view``'s decision by the view's public history, with the
     moves taken; ``None`` if it cannot match the history."""
-    deck = list(deck_for(view.rules.deck_size))
-    rnd = rng.random
-    for i in range(len(deck) - 1, 0, -1):
-        j = int(rnd() * (i + 1))
-        deck[i], deck[j] = deck[j], deck[i]
-    deal = _fresh(view, deck)
+    deal = Deal.shuffled(view.rules, rng, view.dealer, view.deal_no, eggs_before_of(view))
     moves: Moves = []
     laid = view.brag_laid
     me = view.seat
@@ -190,7 +184,7 @@ def _cut_to(view: SeatView, deal: Deal, p: int, rng: random.Random) -> Action | 
     before = len(deal.brag.laid)
     cuts = [a for a in deal.legal_actions(p) if isinstance(a, Cut)]
     order = list(range(len(cuts)))
-    _shuffle(order, rng)
+    order = shuffled(order, rng.random)
     for i in order:
         trial = deal.copy()
         trial.apply(p, cuts[i])
@@ -234,7 +228,7 @@ def _rename(view: SeatView, deal: Deal, moves: Moves, rng: random.Random) -> Dea
     real_hand = mask_of(list(view.hand))
     for mine, wanted in ((deal.hands[me] & tm, real_hand & tm), (deal.hands[me] & ~tm, real_hand & ~tm)):
         order = bits_of(wanted)
-        _shuffle(order, rng)
+        order = shuffled(order, rng.random)
         for w, r in zip(bits_of(mine), order, strict=True):
             fixed[w.bit_length() - 1] = r.bit_length() - 1
     for (_, world_cs), (_, real_cs) in zip(brag.laid, view.brag_laid, strict=True):
@@ -250,7 +244,7 @@ def _rename(view: SeatView, deal: Deal, moves: Moves, rng: random.Random) -> Dea
         left = [i for i in ids if i not in taken and (tm >> i & 1) == trump]
         if len(free) != len(left):
             return None
-        _shuffle(left, rng)
+        left = shuffled(left, rng.random)
         fixed.update(zip(free, left, strict=True))
     name = {ALL_CARDS[w]: ALL_CARDS[r] for w, r in fixed.items()}
     renamed = _fresh(view, [name[c] for c in deal.deck])
@@ -262,13 +256,6 @@ def _rename(view: SeatView, deal: Deal, moves: Moves, rng: random.Random) -> Dea
     if renamed.hands[me] != real_hand or renamed.to_act != me or renamed.phase is not view.phase:
         return None
     return renamed
-
-
-def _shuffle(xs: list[int], rng: random.Random) -> None:
-    rnd = rng.random
-    for i in range(len(xs) - 1, 0, -1):
-        j = int(rnd() * (i + 1))
-        xs[i], xs[j] = xs[j], xs[i]
 
 
 __all__ = ["KINDS", "candidates", "decide", "finish", "searched", "world"]

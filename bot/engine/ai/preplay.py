@@ -178,14 +178,14 @@ def sampler(
         hands = known.copy()
         left = need.copy()
         rnd = rng.random
-        ts, ps = _shuffled(trumps, rnd), _shuffled(plain, rnd)
+        ts, ps = shuffled(trumps, rnd), shuffled(plain, rnd)
         for h, n in fixed:
             nt = max(0, min(n, len(ts), left[h]))
             np_ = min(left[h] - nt, len(ps))
             hands[h] |= mask_of_bits(ts[:nt] + ps[:np_])
             left[h] -= nt + np_
             del ts[:nt], ps[:np_]
-        rest = _shuffled(ts + ps, rnd)
+        rest = shuffled(ts + ps, rnd)
         i = 0
         for h in range(N_SEATS):
             for b in rest[i : i + left[h]]:
@@ -212,7 +212,8 @@ def mask_of_bits(bs: Sequence[int]) -> int:
     return m
 
 
-def _shuffled(xs: list[int], rnd: Callable[[], float]) -> list[int]:
+def shuffled(xs: list[int], rnd: Callable[[], float]) -> list[int]:
+    """A copy of ``xs`` in a random order (Fisher-Yates on ``rnd``)."""
     out = xs.copy()
     for i in range(len(out) - 1, 0, -1):
         j = int(rnd() * (i + 1))
@@ -439,4 +440,14 @@ def _do_swap(hands: Hands, swapper: int, back: int, tm: int) -> None:
     hands[partner] ^= trump | back
 
 
-__all__ = ["KINDS", "brag_leader", "cheapest_gift", "decide", "rule_return", "sampler", "search", "searched"]
+__all__ = [
+    "KINDS",
+    "brag_leader",
+    "cheapest_gift",
+    "decide",
+    "rule_return",
+    "sampler",
+    "search",
+    "searched",
+    "shuffled",
+]
