@@ -129,6 +129,7 @@ def play_duplicate(
     paired = sorted(set(r1.margins) & set(r2.margins))
     return {
         "pairs": [(r1.margins[k], r2.margins[k]) for k in paired],
+        "keys": [(match_no, k) for k in paired],
         "matches": [r.a_won_match for r in (r1, r2)],
         "times_a": r1.times[0] + r2.times[0],
         "times_b": r1.times[1] + r2.times[1],
@@ -147,6 +148,7 @@ def run(
     """Play duplicate matches until ``deals`` paired deals are in, and summarise them; ``progress``
     gets the summary so far after every batch of matches (long runs can be stopped at any time)."""
     pairs: list[tuple[int, int]] = []
+    keys: list[tuple[int, int]] = []
     matches: list[bool | None] = []
     times: tuple[list[float], list[float]] = ([], [])
     match_no = 0
@@ -167,22 +169,28 @@ def run(
                 if len(pairs) >= deals:
                     break
                 pairs.extend(r["pairs"])
+                keys.extend(r["keys"])
                 matches.extend(r["matches"])
                 times[0].extend(r["times_a"])
                 times[1].extend(r["times_b"])
             if progress is not None:
-                progress(summarise(pairs[:deals], matches, times))
+                progress(summarise(pairs[:deals], matches, times, keys[:deals]))
     finally:
         if pool is not None:
             pool.shutdown()
-    pairs = pairs[:deals]
-    return summarise(pairs, matches, times)
+    return summarise(pairs[:deals], matches, times, keys[:deals])
 
 
 def summarise(
-    pairs: list[tuple[int, int]], matches: list[bool | None], times: tuple[list[float], list[float]]
+    pairs: list[tuple[int, int]],
+    matches: list[bool | None],
+    times: tuple[list[float], list[float]],
+    keys: Sequence[tuple[int, int]] = (),
 ) -> dict[str, Any]:
-    """Mean paired margin with its 95% CI, deal and match shares, decision-time percentiles."""
+    """Mean paired margin with its 95% CI, deal and match shares, decision-time percentiles; with
+    ``keys`` (each pair's match and deal index) also ``deals``, every pair as ``[match, deal, run 1's
+    value, run 2's]``: the same key is the same deck in any run of the same seed and preset, so two
+    runs can be compared deal by deal (``experiments/arena/gap.py``)."""
     margins = [(x + y) / 2 for x, y in pairs]
     n = len(margins)
     mean = statistics.fmean(margins) if margins else 0.0
@@ -204,6 +212,7 @@ def summarise(
         "matches_won_share": round(sum(decided) / len(decided), 3) if decided else None,
         "time_ms_a": _times(times[0]),
         "time_ms_b": _times(times[1]),
+        **({"deals": [[m, k, x, y] for (m, k), (x, y) in zip(keys, pairs, strict=True)]} if keys else {}),
     }
 
 
@@ -283,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary))
     else:
         for key, value in summary.items():
-            print(f"{key:18} {value}")
+            if key != "deals":
+                print(f"{key:18} {value}")
     return 0
 
 

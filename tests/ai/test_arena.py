@@ -115,3 +115,26 @@ def test_a_search_reads_its_budget_on_the_budgets_clock() -> None:
     assert seat is not None and len(deal.legal_actions(seat)) > 1
     assert player.decide(view_for(deal, seat), random.Random(1)) in deal.legal_actions(seat)
     assert ticks
+
+
+def test_two_runs_of_one_seed_pair_up_deal_by_deal() -> None:
+    """Each pair carries its match and deal index, so the ceiling's run and a level's meet on the same
+    decks; the gap's ratio is then taken over the deals both played."""
+    from experiments.arena.gap import gap
+
+    rules = Rules.make("draw")
+    level = {"a": "greedy", "b": "random", "preset": "draw", "seed": 3}
+    ceiling = {"a": "easy", "b": "random", "preset": "draw", "seed": 3}
+    level |= run(rules, (["greedy"], ["random"]), deals=8, seed=3)
+    ceiling |= run(rules, (["easy"], ["random"]), deals=8, seed=3)
+    assert len(level["deals"]) == 8
+    assert round(sum(x + y for *_, x, y in level["deals"]) / 16, 3) == level["margin_per_deal"]
+    again = run(rules, (["easy"], ["random"]), deals=8, seed=3)
+    assert again["deals"] == ceiling["deals"]
+    out = gap(level, ceiling, boot=200)
+    shared = {tuple(d[:2]) for d in level["deals"]} & {tuple(d[:2]) for d in ceiling["deals"]}
+    assert out["common_deals"] == len(shared) >= 2
+    mine = {tuple(d[:2]): (d[2] + d[3]) / 2 for d in level["deals"]}
+    assert out["level_margin"] == round(sum(mine[k] for k in shared) / len(shared), 3)
+    with pytest.raises(ValueError, match="seed"):
+        gap(level, {**ceiling, "seed": 4})
