@@ -41,9 +41,11 @@ import random
 import statistics
 import sys
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from bot.engine.ai.base import make_player
+from bot.engine.arena import CLOCKS, on_clock
 from bot.engine.deal import Deal
 from bot.engine.result import DealResult
 from bot.engine.rules import Rules
@@ -84,9 +86,10 @@ def role(rules: Rules, result: DealResult, seat: int) -> str:
     return "blind_owner" if seat == DUMMY_PARTNER else "pair"
 
 
-def play_deck(rules: Rules, levels: dict[str, str], seed: int, k: int) -> dict[str, Any]:
+def play_deck(rules: Rules, levels: dict[str, str], seed: int, k: int, clock: str = "wall") -> dict[str, Any]:
     """Deck ``k`` under the six seatings: per level, the penalty its people were charged, the person
-    slots it filled and its slots per role; and each play's seat levels and result."""
+    slots it filled and its slots per role; and each play's seat levels and result. ``clock``: what
+    the search levels' budgets are read on (``python -m bot.engine.arena``'s ``--clock``)."""
     charged = {"a": 0, "b": 0}
     slots = {"a": 0, "b": 0}
     roles: dict[str, Counter[str]] = {"a": Counter(), "b": Counter()}
@@ -95,7 +98,7 @@ def play_deck(rules: Rules, levels: dict[str, str], seed: int, k: int) -> dict[s
     for j, seating in enumerate(SEATINGS):
         deal = Deal.shuffled(rules, random.Random(_seed(seed, k, 7)), dealer, deal_no=deal_no)
         sides = seat_levels(rules, seating, deal_no)
-        players = [make_player(levels[side]) for side in sides]
+        players = [on_clock(make_player(levels[side]), CLOCKS[clock]) for side in sides]
         rngs = [random.Random(_seed(seed, k, j, s)) for s in range(rules.seats)]
         while not deal.over:
             seat = deal.to_act
@@ -115,15 +118,29 @@ def play_deck(rules: Rules, levels: dict[str, str], seed: int, k: int) -> dict[s
     return {"charged": charged, "slots": slots, "roles": roles, "plays": plays}
 
 
-def run(rules: Rules, levels: dict[str, str], decks: int, seed: int) -> dict[str, Any]:
-    """Play ``decks`` decks and summarise them."""
+def run(
+    rules: Rules,
+    levels: dict[str, str],
+    decks: int,
+    seed: int,
+    clock: str = "wall",
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Play ``decks`` decks and summarise them; ``progress`` gets the summary so far after each deck."""
     means: dict[str, list[float]] = {"a": [], "b": []}
     roles: dict[str, Counter[str]] = {"a": Counter(), "b": Counter()}
     for k in range(decks):
-        r = play_deck(rules, levels, seed, k)
+        r = play_deck(rules, levels, seed, k, clock)
         for side in ("a", "b"):
             means[side].append(r["charged"][side] / r["slots"][side])
             roles[side] += r["roles"][side]
+        if progress is not None:
+            progress(summarise(rules, means, roles))
+    return summarise(rules, means, roles)
+
+
+def summarise(rules: Rules, means: dict[str, list[float]], roles: dict[str, Counter[str]]) -> dict[str, Any]:
+    """Each level's mean penalty per person per deal over the decks so far, the margin, the roles."""
     margins = [b - a for a, b in zip(means["a"], means["b"], strict=True)]
     n = len(margins)
     mean = statistics.fmean(margins) if margins else 0.0
@@ -154,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--option", action="append", default=[], help="a rule option, key=value (JSON value)")
     ap.add_argument("--deals", type=int, default=100, help="decks to play (each six times)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--clock", choices=list(CLOCKS), default="wall", help="what time budgets are read on")
+    ap.add_argument("--progress", metavar="FILE", help="rewrite FILE with the JSON summary after every deck")
     args = ap.parse_args(argv)
     options = {}
     for text in args.option:
@@ -166,7 +185,16 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, Any] = {"a": args.a, "b": args.b, "preset": args.preset, "seed": args.seed}
     if options:
         summary["options"] = options
-    summary |= run(rules, {"a": args.a, "b": args.b}, args.deals, args.seed)
+    if args.clock != "wall":
+        summary["clock"] = args.clock
+
+    def write(partial: dict[str, Any]) -> None:
+        with open(args.progress, "w", encoding="utf-8") as f:
+            json.dump(summary | partial, f)
+
+    summary |= run(
+        rules, {"a": args.a, "b": args.b}, args.deals, args.seed, args.clock, write if args.progress else None
+    )
     print(json.dumps(summary))
     return 0
 

@@ -54,3 +54,10 @@ def medium_lay() -> S.SearchPlayer:
     """``medium`` searching the others' face-up lays in the brag too (the default searches the
     bragger's only): ``--a experiments.arena.preplay:medium_lay --b medium --preset classic``."""
     return S.SearchPlayer("medium-lay", dataclasses.replace(S.MEDIUM, preplay=(*S.MEDIUM.preplay, "lay")))
+
+
+def medium_rule_discard() -> S.SearchPlayer:
+    """``medium`` with ``sochi``'s discard by the rule (:mod:`bot.engine.ai.discard`): the ablation of
+    the discard search, ``python -m bot.engine.arena3 --a medium --b
+    experiments.arena.preplay:medium_rule_discard``."""
+    return S.SearchPlayer("medium-rule-discard", _without("discard"))

@@ -132,3 +132,12 @@ def test_dummy_arena_cli_takes_the_preset_and_options(capsys: object) -> None:
     line = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
     assert line["preset"] == "dummy" and line["options"] == {"blind_rotates": True}
     assert line["roles_a"] == {"blind_owner": 6, "pair": 12}
+
+
+def test_arena3_reads_budgets_on_the_cpu_clock_and_reports_progress(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "p.json"
+    args = ["--a", "tests.ai.players:tiny_medium", "--b", "easy", "--deals", "2", "--seed", "3"]
+    code = main([*args, "--clock", "cpu", "--progress", str(out)])
+    assert code == 0
+    partial = json.loads(out.read_text())
+    assert partial["clock"] == "cpu" and partial["decks"] == 2 and partial["preset"] == "sochi"

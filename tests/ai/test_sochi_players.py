@@ -3,14 +3,17 @@ discard keeps trumps and makes voids, and the samplers deal three hands with the
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from bot.engine import Deal, Match, Phase, cards, view_for
 from bot.engine.actions import Discard
-from bot.engine.ai import make_player
+from bot.engine.ai import discardsearch, make_player
 from bot.engine.ai.discard import choose_discard
 from bot.engine.ai.knowledge import STOCK, knowledge
 from bot.engine.ai.sample import sample_world
+from bot.engine.ai.search import MEDIUM, SearchPlayer
+from bot.engine.ai.world import bits_of
 from bot.engine.cards import mask_of
 from tests.ai.players import tiny_hard, tiny_medium
 from tests.engine.sochi_helpers import SOCHI, sochi_deck
@@ -62,6 +65,72 @@ def test_sochi_discard_puts_away_an_unguarded_ten() -> None:
     deal = Deal(SOCHI, deck, dealer=2)
     action = choose_discard(view_for(deal, 0))
     assert isinstance(action, Discard) and cards("TS")[0] in action.cards
+    for level in ("medium", "hard"):  # searched: the ten is banked, whatever else goes with it
+        action = make_player(level).decide(view_for(deal, 0), random.Random(0))
+        assert isinstance(action, Discard) and cards("TS")[0] in action.cards, level
+
+
+def test_sochi_searched_discard_weighs_the_rule_s_best_and_stays_legal() -> None:
+    """``medium`` and ``hard`` search the discard (``Budget.preplay``'s ``"discard"``) among the rule's
+    best pairs, never the ♣Q; the levels built without it take the rule's."""
+    rng = random.Random(3)
+    searched = differed = 0
+    for seed in range(30):
+        deal = Deal.shuffled(SOCHI, random.Random(seed), dealer=seed % 3, deal_no=1 + seed % 4)
+        while not deal.over and deal.phase is not Phase.DISCARD:
+            assert deal.to_act is not None
+            deal.apply(deal.to_act, rng.choice(deal.legal_actions(deal.to_act)))
+        if deal.over:
+            continue
+        view = view_for(deal, deal.to_act)  # type: ignore[arg-type]
+        assert discardsearch.searched(view, MEDIUM.preplay)
+        cands = discardsearch.candidates(view)
+        assert cands[0] == choose_discard(view) and len(cands) == discardsearch.MAX_DISCARDS
+        action = tiny_medium().decide(view, random.Random(seed))
+        assert action in cands and action in view.legal
+        assert isinstance(action, Discard) and cards("QC")[0] not in action.cards
+        rule_only = SearchPlayer("rule-discard", dataclasses.replace(MEDIUM, preplay=()))
+        assert rule_only.decide(view, random.Random(seed)) == choose_discard(view)
+        searched += 1
+        differed += action != choose_discard(view)
+    assert searched >= 15 and differed  # the search does not merely echo the rule
+
+
+def test_sochi_searched_discard_does_not_depend_on_hidden_cards() -> None:
+    """The lone player's view at the discard, and so the searched discard, is the same however the
+    twenty cards he cannot see lie between the other two hands (trumps among trumps, so the trumps a
+    mirror or fishing brag let them take stay theirs)."""
+    rng = random.Random(5)
+    players = [tiny_medium(), tiny_hard()]
+    checked = 0
+    for seed in range(40):
+        deal = Deal.shuffled(SOCHI, random.Random(seed), dealer=seed % 3, deal_no=1 + seed % 6)
+        while not deal.over and deal.phase is not Phase.DISCARD:
+            assert deal.to_act is not None
+            deal.apply(deal.to_act, rng.choice(deal.legal_actions(deal.to_act)))
+        if deal.over:
+            continue
+        seat = deal.to_act
+        assert seat is not None
+        view = view_for(deal, seat)
+        hidden = mask_of(list(view.unseen()))
+        other = deal.copy()
+        t = deal.tables
+        assert t is not None
+        for kind in (t.trump_mask, ~t.trump_mask):
+            slots = [h for h in range(3) for _ in bits_of(deal.hands[h] & hidden & kind)]
+            bs = [b for h in range(3) for b in bits_of(deal.hands[h] & hidden & kind)]
+            rng.shuffle(bs)
+            for h in range(3):
+                other.hands[h] &= ~(hidden & kind)
+            for h, b in zip(slots, bs, strict=True):
+                other.hands[h] |= b
+        view2 = view_for(other, seat)
+        assert view2 == view
+        for p in players:
+            assert p.decide(view, random.Random(seed)) == p.decide(view2, random.Random(seed)), p.name
+        checked += other.hands != deal.hands
+    assert checked >= 10
 
 
 def test_sochi_samplers_deal_three_hands_and_keep_the_discards_out_of_play() -> None:

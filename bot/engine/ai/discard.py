@@ -44,11 +44,20 @@ def _worth(t: Tables, hand: tuple[Card, ...], cs: tuple[Card, ...]) -> float:
     return value
 
 
-def choose_discard(view: SeatView) -> Action:
-    """The two cards the lone player discards, among ``view.legal``."""
+def ranked(view: SeatView) -> list[Discard]:
+    """The legal discards of ``view``, best first by the rule's measure; ties go to the weaker cards
+    (lower strength), then keep the legal list's order."""
     t = view.tables
     assert t is not None
     options = [a for a in view.legal if isinstance(a, Discard)]
     hand = view.hand
-    # Ties go to the weaker cards (lower strength), so the choice does not depend on the list order.
-    return max(options, key=lambda a: (_worth(t, hand, a.cards), -sum(t.power[c.id] for c in a.cards)))
+
+    def key(a: Discard) -> tuple[float, int]:
+        return (-_worth(t, hand, a.cards), sum(t.power[c.id] for c in a.cards))
+
+    return sorted(options, key=key)
+
+
+def choose_discard(view: SeatView) -> Action:
+    """The two cards the lone player discards, among ``view.legal``: the rule's best (:func:`ranked`)."""
+    return ranked(view)[0]

@@ -161,8 +161,10 @@ def brag_tricks(view: SeatView) -> int:
 
 
 def knowledge(view: SeatView) -> Knowledge:
-    """Everything ``view``'s seat knows about the hidden cards, in the play phase."""
-    if view.phase is not Phase.PLAY or view.tables is None:
+    """Everything ``view``'s seat knows about the hidden cards, in the play phase — and at ``sochi``'s
+    discard, where the lone player's worlds are those of the first lead but for the two cards he is
+    about to lay away (:mod:`bot.engine.ai.discardsearch`)."""
+    if view.phase not in (Phase.PLAY, Phase.DISCARD) or view.tables is None:
         raise KozelError(f"worlds are sampled in the play phase, not in {view.phase.value!r}")
     t = view.tables
     open_seat = view.open_seat

@@ -36,7 +36,7 @@ from bot.engine.view import SeatView
 from .easy import choose_other
 from .knowledge import SwapCheck, brag_tricks, eggs_before_of
 from .trick import policy_rollout
-from .world import N_SEATS, PAIR_OF, bits_of
+from .world import N_SEATS, bits_of
 
 if TYPE_CHECKING:
     from .search import Budget
@@ -114,8 +114,9 @@ def search(
     clock = b.clock
     deadline = clock() + b.seconds
     cutoff = start + b.limit if b.limit else float("inf")
-    sign = 1 if PAIR_OF[view.seat] == 0 else -1
-    careless_pair = 1 - PAIR_OF[view.seat]
+    side = view.pair_of[view.seat]  # this deal's sides (``sochi`` forms them per deal)
+    sign = 1 if side == 0 else -1
+    careless_pair = 1 - side
     seen: dict[int, list[float]] = {i: [] for i in range(len(cands))}
     prior = cands.index(rule) if rule in cands else -1
     n = 0
@@ -271,21 +272,22 @@ def _plan(t: Tables, hands: Hands, bragger: int) -> tuple[int, int, int] | None:
 
 
 def brag_leader(view: SeatView) -> int:
-    """Who won the brag and leads (:func:`bot.engine.brag._resolve`), read from the brag tricks."""
+    """Who won the brag and leads (:func:`bot.engine.brag._resolve`), read from the brag tricks (each
+    is led by the bragger)."""
     n = brag_tricks(view)
     tricks = view.tricks[:n]
-    bragger = (view.dealer + 1) % N_SEATS
+    side = view.pair_of  # this deal's sides (``sochi`` forms them per deal)
     w1 = tricks[0].winner
     assert w1 is not None
     if n == 1:
         return w1
     w2, p1, p2 = tricks[1].winner, tricks[0].points, tricks[1].points
     assert w2 is not None
-    if PAIR_OF[w1] == PAIR_OF[w2]:
+    if side[w1] == side[w2]:
         return w2 if p2 > p1 else w1
     if p1 != p2:
         return w1 if p1 > p2 else w2
-    return w1 if PAIR_OF[w1] == PAIR_OF[bragger] else w2
+    return w1 if side[w1] == side[tricks[0].leader] else w2
 
 
 def cheapest_gift(t: Tables, plain: int, k: int) -> int:

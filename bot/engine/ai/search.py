@@ -17,7 +17,8 @@ dozen worlds and close ones the whole budget.
 The decisions before the first lead named in ``Budget.preplay`` are searched the same way on worlds
 sampled at that point: classic's exchange and gift, flip's swap, the card returned and the declared
 trump on worlds of four hands (:mod:`bot.engine.ai.preplay`), classic's brag — the cards laid, the
-mirror's cut, the kind under ``brag_choice`` — on whole decks (:mod:`bot.engine.ai.bragsearch`).
+mirror's cut, the kind under ``brag_choice`` — on whole decks (:mod:`bot.engine.ai.bragsearch`), and
+``sochi``'s discard on the worlds of the first lead (:mod:`bot.engine.ai.discardsearch`).
 
 Only :class:`CheatPlayer` is shown the deal: the arena hands the whole deal to a player with
 ``decide_open``, so the levels that fill seats must not have one.
@@ -41,7 +42,7 @@ from bot.engine.deal import Deal, Phase
 from bot.engine.errors import KozelError
 from bot.engine.view import SeatView, view_for
 
-from . import bragsearch, preplay
+from . import bragsearch, discardsearch, preplay
 from .easy import choose_card, choose_other
 from .knowledge import knowledge
 from .sample import sample_world, true_world
@@ -95,10 +96,11 @@ class Budget:
     #: ``"exchange"``, classic's exchange and gift; ``"swap"``, flip's swap and the card returned;
     #: ``"declare"``, flip's declared trump; :mod:`bot.engine.ai.bragsearch`: ``"brag"``, the
     #: bragger's cards in classic's brag; ``"lay"``, the others' face-up cards; ``"cut"``, the
-    #: mirror's cut; ``"brag_kind"``, the kind under ``brag_choice``); the others follow the rule
-    #: player's rules. The others' lays and the kind are not searched by default: against the rule
-    #: each lost 0.14-0.15 penalty points per deal, CI below zero (README, "Bot players").
-    preplay: tuple[str, ...] = ("exchange", "swap", "declare", "brag", "cut")
+    #: mirror's cut; ``"brag_kind"``, the kind under ``brag_choice``;
+    #: :mod:`bot.engine.ai.discardsearch`: ``"discard"``, ``sochi``'s discard); the others follow
+    #: the rule player's rules. The others' lays and the kind are not searched by default: against
+    #: the rule each lost 0.14-0.15 penalty points per deal, CI below zero (README, "Bot players").
+    preplay: tuple[str, ...] = ("exchange", "swap", "declare", "brag", "cut", "discard")
     #: The clock ``seconds`` and ``limit`` are read on: wall time for the bot (a move must come in
     #: time), or this thread's CPU time (``time.thread_time``: the arena's ``--clock cpu``), so a
     #: level gets as much CPU on a loaded machine as on a quiet one and a measurement depends far
@@ -131,6 +133,8 @@ class SearchPlayer:
                 return preplay.decide(view, rng, self.budget, self.budget.clock())
             if bragsearch.searched(view, self.budget.preplay):
                 return bragsearch.decide(view, rng, self.budget, self.budget.clock())
+            if discardsearch.searched(view, self.budget.preplay):
+                return discardsearch.decide(view, rng, self.budget, self.budget.clock())
             return choose_other(view)
         if len(view.legal) == 1:
             return view.legal[0]
