@@ -32,6 +32,9 @@ BRAGS = {
     "big_pants": Rules.make("classic", brag="big_pants"),
     "mirror": Rules.make("classic", brag="mirror"),
     "choice": Rules.make("classic", brag_choice=["pants", "mirror", "fishing"]),
+    # A blind's brag: its partner chooses the blind's card from the pairs he sees it receive.
+    "dummy": Rules.make("dummy"),
+    "two_dummies": Rules.make("two_dummies"),
 }
 KINDS = ("brag", "lay", "cut", "brag_kind")
 
@@ -63,11 +66,12 @@ def same_view(a: SeatView, b: SeatView) -> bool:
 
 @pytest.mark.parametrize("name", sorted(BRAGS))
 def test_brag_worlds_look_to_the_seat_like_the_real_deal(name: str) -> None:
-    found = decisions = 0
+    found = decisions = blinds = 0
     phases = set()
     for _, view in brag_decisions(BRAGS[name], seed=7, deals=25):
         decisions += 1
         phases.add(view.phase)
+        blinds += view.seat in view.rules.blind_seats
         rng = random.Random(decisions)
         for _ in range(3):
             world = bragsearch.world(view, rng, bragsearch.candidates(view))
@@ -81,6 +85,8 @@ def test_brag_worlds_look_to_the_seat_like_the_real_deal(name: str) -> None:
         assert Phase.CUT in phases
     if name == "choice":
         assert Phase.BRAG_KIND in phases
+    if name in ("dummy", "two_dummies"):
+        assert blinds  # the blind's own brag came up, and was searched like a person's
 
 
 def two_aces_first(rules: Rules, rng: random.Random) -> Deal:
@@ -116,7 +122,7 @@ def test_brag_double_with_two_aces() -> None:
     assert searched.decide(view, random.Random(1)) in doubles
 
 
-@pytest.mark.parametrize("name", ["pants", "mirror", "choice"])
+@pytest.mark.parametrize("name", ["pants", "mirror", "choice", "two_dummies"])
 def test_searched_brag_decisions_are_legal(name: str) -> None:
     budget = fixed(MEDIUM, 3)
     player = SearchPlayer(
@@ -126,7 +132,7 @@ def test_searched_brag_decisions_are_legal(name: str) -> None:
         assert player.decide(view, random.Random(i)) in view.legal
 
 
-@pytest.mark.parametrize("name", ["pants", "mirror", "choice"])
+@pytest.mark.parametrize("name", ["pants", "mirror", "choice", "two_dummies"])
 def test_without_brag_search_the_levels_brag_by_the_rules(name: str) -> None:
     budget = fixed(MEDIUM, 3)
     player = SearchPlayer(

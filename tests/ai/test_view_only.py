@@ -114,6 +114,8 @@ BRAGS = {
     "fishing": Rules.make("classic", brag="fishing"),
     "choice": Rules.make("classic", brag_choice=["pants", "mirror", "fishing"]),
     "double": Rules.make("classic"),
+    "dummy": Rules.make("dummy"),
+    "two_dummies": Rules.make("two_dummies"),
 }
 
 
@@ -151,7 +153,7 @@ def test_brag_decisions_do_not_depend_on_hidden_cards(name: str) -> None:
         differed += assert_blind_to_hidden_cards(deal, seat, rng, players, i)
         phases.add(deal.phase)
     assert differed and Phase.PLAY in phases
-    if name in ("pants", "big_pants", "double"):
+    if name in ("pants", "big_pants", "double", "dummy", "two_dummies"):
         assert Phase.BRAG in phases
     if name == "mirror":
         assert Phase.CUT in phases

@@ -217,8 +217,9 @@ def _matches(view: SeatView, deal: Deal) -> bool:
 
 def _rename(view: SeatView, deal: Deal, moves: Moves, rng: random.Random) -> Deal | None:
     """The driven ``deal`` with its cards renamed trump for trump, non-trump for non-trump, so the
-    seat's hand and the cards laid face up are the real ones: dealt again from the renamed deck under
-    the renamed moves (``None`` if a renamed move is not allowed, or the seat's hand differs)."""
+    seat's hand, the cards it has seen in other hands (a blind's, to the partner who brags for it) and
+    the cards laid face up are the real ones: dealt again from the renamed deck under the renamed
+    moves (``None`` if a renamed move is not allowed, or the seat's hand or a seen card differs)."""
     t = deal.tables
     brag = deal.brag
     assert t is not None and brag is not None
@@ -231,6 +232,18 @@ def _rename(view: SeatView, deal: Deal, moves: Moves, rng: random.Random) -> Dea
         order = shuffled(order, rng.random)
         for w, r in zip(bits_of(mine), order, strict=True):
             fixed[w.bit_length() - 1] = r.bit_length() - 1
+    seen = [mask_of(list(cs)) for cs in view.seen]
+    for h, real in enumerate(seen):  # a blind's cards, seen by the partner who brags for it
+        if h == me or not real:
+            continue
+        mine_seen = (deal.shown[h] | deal.known[me][h]) & deal.hands[h]  # what the seat saw there
+        for kind in (tm, ~tm):
+            want = shuffled(bits_of(real & kind), rng.random)
+            have = bits_of(mine_seen & kind)
+            if len(have) != len(want):
+                return None
+            for w, r in zip(have, want, strict=True):
+                fixed[w.bit_length() - 1] = r.bit_length() - 1
     for (_, world_cs), (_, real_cs) in zip(brag.laid, view.brag_laid, strict=True):
         for w_c, r_c in zip(world_cs, real_cs, strict=True):
             if r_c is not None:
@@ -254,6 +267,8 @@ def _rename(view: SeatView, deal: Deal, moves: Moves, rng: random.Random) -> Dea
     except KozelError:
         return None
     if renamed.hands[me] != real_hand or renamed.to_act != me or renamed.phase is not view.phase:
+        return None
+    if any(real & ~renamed.hands[h] for h, real in enumerate(seen)):
         return None
     return renamed
 
