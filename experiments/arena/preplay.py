@@ -7,8 +7,13 @@ measures the searched exchange, ``--preset flip`` the searched swap (classic has
 exchange)."""
 
 import dataclasses
+import random
 
 import bot.engine.ai.search as S
+from bot.engine.actions import Action
+from bot.engine.ai.easy import choose_other
+from bot.engine.deal import Phase
+from bot.engine.view import SeatView
 
 
 def medium_rule() -> S.SearchPlayer:
@@ -61,3 +66,19 @@ def medium_rule_discard() -> S.SearchPlayer:
     the discard search, ``python -m bot.engine.arena3 --a medium --b
     experiments.arena.preplay:medium_rule_discard``."""
     return S.SearchPlayer("medium-rule-discard", _without("discard"))
+
+
+class _RuleForBlinds(S.SearchPlayer):
+    """A search level that brags by the rule when it brags for a blind (its own brag still searched)."""
+
+    def decide(self, view: SeatView, rng: random.Random) -> Action:
+        if view.phase is Phase.BRAG and view.seat in view.rules.blind_seats:
+            return choose_other(view)
+        return super().decide(view, rng)
+
+
+def medium_rule_blind_brag() -> S.SearchPlayer:
+    """``medium`` laying its blind's brag cards by the rule (``dummy``, ``two_dummies``): the ablation
+    of the blind's searched brag, ``--a medium --b experiments.arena.preplay:medium_rule_blind_brag
+    --preset two_dummies``."""
+    return _RuleForBlinds("medium-rule-blind-brag", S.MEDIUM)
