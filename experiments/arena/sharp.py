@@ -20,3 +20,10 @@ def make2() -> S.SearchPlayer:
 def medium_flat() -> S.SearchPlayer:
     """``medium`` with every world counting the same (no weighing by the plays seen)."""
     return S.SearchPlayer("medium-flat", dataclasses.replace(S.MEDIUM, weigh=None))
+
+
+def medium_no_brag_weigh() -> S.SearchPlayer:
+    """``medium`` weighing its worlds by the plays only, not by the brag's lays (``Budget.weigh_brag``
+    off): the ablation of the brag-lay inference, ``--a medium --b
+    experiments.arena.sharp:medium_no_brag_weigh --preset classic``."""
+    return S.SearchPlayer("medium-no-brag-weigh", dataclasses.replace(S.MEDIUM, weigh_brag=False))

@@ -48,7 +48,7 @@ from .knowledge import knowledge
 from .sample import sample_world, true_world
 from .solver import Solver, SolveTimeout, merge_equivalent
 from .trick import finish, policy_rollout
-from .weigh import history, likelihood
+from .weigh import brag_lays, brag_likelihood, history, likelihood, played_since_brag
 from .world import World, bits_of, rollout
 
 _WorldFn = Callable[[], World]
@@ -82,6 +82,9 @@ class Budget:
     #: for a follow and for a lead the trick policy would not have made (``None``: every world counts
     #: the same).
     weigh: tuple[float, float] | None = None
+    #: With ``weigh``, weigh the worlds by the brag's lays too (:func:`~bot.engine.ai.weigh.
+    #: brag_likelihood`, the follow's factor for a lay the rule would not have made).
+    weigh_brag: bool = True
     #: Stop before the budget once the leading card beats every other by this many standard errors of
     #: the paired per-world differences (checked every ``CHECK_EVERY`` worlds from ``check_from`` on;
     #: 0: never): a clear decision needs no more worlds, a close one gets the whole budget.
@@ -149,10 +152,22 @@ class SearchPlayer:
         prior = choose_card(view, k, rng)
         weight: _WeightFn | None = None
         if self.budget.weigh is not None:
-            tricks = history(view, k.static)
+            s = k.static
+            tricks = history(view, s)
             follow_miss, lead_miss = self.budget.weigh
-            if tricks:
-                weight = lambda w: likelihood(k.static, k.me, w.hands, tricks, follow_miss, lead_miss)  # noqa: E731
+            lays, mates = brag_lays(view, s) if self.budget.weigh_brag else ((), 0)
+            played = played_since_brag(view)
+            if tricks and lays:
+                weight = lambda w: (
+                    likelihood(  # noqa: E731
+                        s, k.me, w.hands, tricks, follow_miss, lead_miss
+                    )
+                    * brag_likelihood(s, w.hands, played, lays, mates, follow_miss)
+                )
+            elif tricks:
+                weight = lambda w: likelihood(s, k.me, w.hands, tricks, follow_miss, lead_miss)  # noqa: E731
+            elif lays:
+                weight = lambda w: brag_likelihood(s, w.hands, played, lays, mates, follow_miss)  # noqa: E731
         return prior, lambda: sample_world(k, rng), weight
 
     def search(

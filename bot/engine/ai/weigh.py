@@ -17,7 +17,10 @@ as are the seat's own plays and the open hand's (a hand everyone sees: its plays
 
 from __future__ import annotations
 
+import math
+
 from bot.engine.cards import POINTS_BY_ID
+from bot.engine.rules import BragKind
 from bot.engine.view import SeatView
 
 from .knowledge import brag_tricks
@@ -78,3 +81,78 @@ def _alike(s: Static, a: int, b: int) -> bool:
     ia, ib = a.bit_length() - 1, b.bit_length() - 1
     ea = s.eff[ia]
     return ea != 0 and ea == s.eff[ib] and POINTS_BY_ID[ia] == POINTS_BY_ID[ib] and not (a | b) & s.special
+
+
+# ---------------------------------------------------------------------------- the brag's lays
+
+#: Cards per pair in the brag kinds where a player chooses the non-trump he lays (in the mirror and
+#: fishing the first non-trump he draws is laid: no choice, nothing to infer).
+PAIR_SIZE = {BragKind.PANTS: 2, BragKind.BIG_PANTS: 4}
+
+#: A lay seen in the brag: the seat, the card's bit, and whether it was the bragger's (his highest
+#: non-trump by the rule; the others lay their cheapest).
+Lay = tuple[int, int, bool]
+
+
+def brag_lays(view: SeatView, static: Static) -> tuple[tuple[Lay, ...], int]:
+    """The single lays of ``view``'s brag whose choice tells about a hand — every seat's but the
+    seat's own, the open hand's and a blind's — and how many cards came with each lay (its pair's
+    size, less the card laid); none for a double brag or a kind without a choice."""
+    kind = view.brag_kind
+    if kind not in PAIR_SIZE or brag_tricks(view) != 1:
+        return (), 0
+    lays = tuple(
+        (s, c.bit, s == view.tricks[0].leader)
+        for s, c in view.tricks[0].plays
+        if s != view.seat and s != static.open_seat and not static.blinds >> s & 1
+    )
+    return lays, PAIR_SIZE[kind] - 1
+
+
+def brag_likelihood(
+    s: Static, hands: list[int], played: list[int], lays: tuple[Lay, ...], mates: int, miss: float
+) -> float:
+    """The weight a world's hands give the brag's lays under the rule player's brag (the bragger lays
+    his highest non-trump, the others their cheapest): a lay is unlikely where the card that came
+    with it in his pair could have been laid by the rule instead. Which of his cards came with it is
+    unknown (the top-up is as random), so each of his cards at the first lead — his hand now and what
+    he has played since — is one of the ``mates`` of his pair alike: the weight is ``1 − (1 − miss) ×
+    P(a mate is a non-trump the rule prefers)`` per lay."""
+    weight = 1.0
+    tm = s.tm
+    power = s.tables.power
+    for seat, b, high in lays:
+        held = hands[seat] | played[seat]
+        n = held.bit_count()
+        if n <= mates:
+            continue
+        i = b.bit_length() - 1
+        key = (power[i], POINTS_BY_ID[i]) if high else (POINTS_BY_ID[i], power[i])
+        better = 0
+        for j in _ids(held & ~tm):
+            k = (power[j], POINTS_BY_ID[j]) if high else (POINTS_BY_ID[j], power[j])
+            better += k > key if high else k < key
+        if better:
+            clean = math.comb(n - better, mates) / math.comb(n, mates)
+            weight *= 1.0 - (1.0 - miss) * (1.0 - clean)
+    return weight
+
+
+def played_since_brag(view: SeatView) -> list[int]:
+    """Per seat, the cards it has played since the brag (the trick in progress included)."""
+    out = [0] * N_SEATS
+    for tr in view.tricks[brag_tricks(view) :]:
+        for seat, c in tr.plays:
+            out[seat] |= c.bit
+    for seat, c in view.trick:
+        out[seat] |= c.bit
+    return out
+
+
+def _ids(mask: int) -> list[int]:
+    out = []
+    while mask:
+        b = mask & -mask
+        out.append(b.bit_length() - 1)
+        mask ^= b
+    return out
