@@ -2,16 +2,17 @@
 [--preset PRESET]``.
 
 Each seed picks a rule set (every one of ``tests/engine/test_properties.py`` and a few more option
-mixes) and four players from ``easy``, ``random``, ``greedy`` and the tiny search levels, and plays up to
-12 deals of a match. Before every play decision it checks that the seat's knowledge of the hidden cards
-(:func:`bot.engine.ai.knowledge.knowledge`) admits the true hands (the trumps counted in classic's mirror
-and fishing too) — except on flip after a partner
-returned a trump for a swap, which the knowledge reads, as a strong player returns, as a plain card —
-and that every decision is legal. Prints each failing seed with its traceback, then the totals; exits
-1 on any failure. ``--brag mirror`` (or any brag kind) keeps only the classic rule sets that can
-brag that way (``brag`` or ``brag_choice``); ``--preset tricks`` (or any preset) only the rule sets of
-that preset. Not part of ``make test`` (it runs for as long as it is given); the property tests cover
-the same ground on fixed seeds."""
+mixes, 3-person ``sochi`` among them) and a player per seat from ``easy``, ``random``, ``greedy`` and
+the tiny search levels, and plays up to 12 deals of a match. Before every play decision (and at
+``sochi``'s discard) it checks that the seat's knowledge of the hidden cards
+(:func:`bot.engine.ai.knowledge.knowledge`) admits the true hands (the trumps counted in classic's
+mirror and fishing too) — except on flip after a partner returned a trump for a swap, which the
+knowledge reads, as a strong player returns, as a plain card — and that every decision is legal.
+Prints each failing seed with its traceback, then the totals; exits 1 on any failure. ``--brag
+mirror`` (or any brag kind) keeps only the classic rule sets that can brag that way (``brag`` or
+``brag_choice``); ``--preset tricks`` (or any preset) only the rule sets of that preset. Not part of
+``make test`` (it runs for as long as it is given); the property tests cover the same ground on
+fixed seeds."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ EXTRA = [
     Rules.make("flip", trump_mode="jack_declares", pass_on_bad_turn=True),
     Rules.make("flip", deck=36, trump_mode="declare", eggs_double=False),
     Rules.make("flip", deck=36, trump_mode="jack_declares", must_trump_when_void=False),
+    # Three people (the property tests' rule sets are all for four seats).
+    Rules.make("sochi"),
+    Rules.make("sochi", brag_rotation=["mirror", "fishing"]),
 ]
 ALL_RULES = RULESETS + EXTRA
 LEVELS: list[Callable[[], Player]] = [
@@ -61,7 +65,7 @@ def check_knowledge(deal: Deal, seat: int) -> None:
         BITS[m["swap_return"]] & t.trump_mask for m in deal.record()["moves"] if "swap_return" in m
     )
     ones = dict(k.one_trump)
-    for h in range(4):
+    for h in range(deal.rules.seats):
         if h != seat and not trump_back:
             outside = deal.hands[h] & ~(k.known[h] | k.allowed[h] | ones.get(h, 0))
             assert not outside, f"seat {seat} rules out seat {h}'s true cards"
@@ -81,8 +85,8 @@ def play_seed(seed: int, rule_sets: list[Rules] = ALL_RULES) -> int:
     """Play one seed's match (of ``rule_sets[seed % len]``); the number of deals played."""
     rules = rule_sets[seed % len(rule_sets)]
     rng = random.Random(seed)
-    players = [LEVELS[rng.randrange(len(LEVELS))]() for _ in range(4)]
-    match = Match(rules, dealer=seed % 4)
+    players = [LEVELS[rng.randrange(len(LEVELS))]() for _ in range(rules.seats)]
+    match = Match(rules, dealer=seed % rules.seats)
     deals = 0
     while not match.over and deals < 12:
         deal = match.new_deal(rng=rng)
@@ -90,7 +94,7 @@ def play_seed(seed: int, rule_sets: list[Rules] = ALL_RULES) -> int:
             seat = deal.to_act
             assert seat is not None
             view = view_for(deal, seat)
-            if view.phase is Phase.PLAY:
+            if view.phase in (Phase.PLAY, Phase.DISCARD):
                 check_knowledge(deal, seat)
             action = players[seat].decide(view, rng)
             assert action in view.legal, f"{players[seat].name} chose {action} not in {view.legal}"
@@ -113,6 +117,8 @@ def main(argv: list[str]) -> int:
         for r in ALL_RULES
         if (args.brag is None or brags(r, args.brag)) and (args.preset is None or r.preset == args.preset)
     ]
+    if not rule_sets:
+        parser.error("no rule set has that brag and preset")
     deadline = time.monotonic() + args.seconds
     seed = first = args.first_seed
     deals = fails = 0
