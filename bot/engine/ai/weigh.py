@@ -13,6 +13,10 @@ The hands at each past trick are rebuilt from the world's current hands plus the
 played since. Only tricks whose hands can be rebuilt count: classic's brag tricks (cards laid, not
 played) and draw's tricks before the stock ran out (a hand since refilled from the stock) are left out,
 as are the seat's own plays and the open hand's (a hand everyone sees: its plays hide nothing).
+
+The brag's lays are weighed apart (:func:`brag_likelihood`): under ``pants`` and ``big_pants`` a
+player chooses which non-trump to lay, the rule player his cheapest (the bragger his highest), so a
+world in which the cards that came with his lay could have held one the rule prefers is less likely.
 """
 
 from __future__ import annotations
