@@ -147,7 +147,8 @@ class SearchPlayer:
 
     def worlds(self, view: SeatView, rng: random.Random) -> tuple[int, _WorldFn, _WeightFn | None]:
         """For a card to play: the rule player's card (bit), a function dealing worlds consistent with
-        ``view``, and each world's weight by how likely it makes the plays seen (``None``: equal)."""
+        ``view``, and each world's weight by how likely it makes the plays and the brag's lays seen
+        (``None``: equal)."""
         k = knowledge(view)
         prior = choose_card(view, k, rng)
         weight: _WeightFn | None = None
@@ -157,17 +158,13 @@ class SearchPlayer:
             follow_miss, lead_miss = self.budget.weigh
             lays, mates = brag_lays(view, s) if self.budget.weigh_brag else ((), 0)
             played = played_since_brag(view)
-            if tricks and lays:
-                weight = lambda w: (
-                    likelihood(  # noqa: E731
-                        s, k.me, w.hands, tricks, follow_miss, lead_miss
-                    )
-                    * brag_likelihood(s, w.hands, played, lays, mates, follow_miss)
-                )
-            elif tricks:
-                weight = lambda w: likelihood(s, k.me, w.hands, tricks, follow_miss, lead_miss)  # noqa: E731
-            elif lays:
-                weight = lambda w: brag_likelihood(s, w.hands, played, lays, mates, follow_miss)  # noqa: E731
+
+            def weigh(w: World) -> float:
+                x = likelihood(s, k.me, w.hands, tricks, follow_miss, lead_miss) if tricks else 1.0
+                return x * brag_likelihood(s, w.hands, played, lays, mates, follow_miss) if lays else x
+
+            if tricks or lays:
+                weight = weigh
         return prior, lambda: sample_world(k, rng), weight
 
     def search(
