@@ -33,7 +33,7 @@ from bot.engine.actions import (
     SwapReturn,
 )
 from bot.engine.brag import cut_points
-from bot.engine.cards import ALL_CARDS, Card, mask_of
+from bot.engine.cards import ALL_CARDS, mask_of
 from bot.engine.deal import Phase
 from bot.engine.errors import KozelError
 from bot.engine.order import Tables
@@ -404,9 +404,7 @@ def _brag(view: SeatView, t: Tables) -> Action:
     singles = [a for a in view.legal if isinstance(a, Brag) and len(a.cards) == 1]
     pool = singles or [a for a in view.legal if isinstance(a, Brag)]
     bragger = (view.dealer + 1) % len(view.pair_of)
-    laid: list[Card] = [c for _, c in view.trick]
-    if view.seat == bragger:
+    if view.seat == bragger:  # his highest, to win the brag
         return max(pool, key=lambda a: (t.power[a.cards[0].id], a.cards[0].points))
-    if view.pair_of[view.seat] == view.pair_of[bragger] or laid:
-        return min(pool, key=lambda a: (sum(c.points for c in a.cards), sum(t.power[c.id] for c in a.cards)))
+    # Everyone else lays his cheapest (:func:`bot.engine.ai.weigh.brag_likelihood` infers from it).
     return min(pool, key=lambda a: (sum(c.points for c in a.cards), sum(t.power[c.id] for c in a.cards)))
