@@ -209,7 +209,7 @@ async def test_two_dummies_match_played_to_its_end_in_headless_chromium(
 
     world = sandbox.emulator.world
     assert not [c for c in world.calls if not c.ok]
-    # Both people tapped their cards; how many depends on the decks: a caught ♣Q stops a deal at once
+    # Cards were tapped in play; how many depends on the decks: a caught ♣Q stops a deal at once
     # (RULES.md §1), so a match to 6 can end after a few tricks of two deals (8 taps were seen).
     assert taps >= 2
     assert stacks_shown > 0
