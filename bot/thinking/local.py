@@ -80,6 +80,8 @@ class PoolThinker:
         return await asyncio.get_running_loop().run_in_executor(self.executor, job, *args)
 
     async def close(self) -> None:
-        """Shut the pool down, if it is this thinker's."""
+        """Shut the pool down, if it is this thinker's, and wait for it off the event loop: a pool left
+        shutting down (``wait=False``) races the interpreter's exit, whose hook then writes to the
+        pool's closed wake-up pipe ("Exception ignored ... Bad file descriptor" on Ctrl-C)."""
         if self.owned:
-            self.executor.shutdown(wait=False, cancel_futures=True)
+            await asyncio.to_thread(self.executor.shutdown, True, cancel_futures=True)
