@@ -89,7 +89,7 @@ def test_cpu_shares_tell_the_bots_own_code_from_the_libraries(tmp_path: Path) ->
     profiler.dump_stats(path)
     shares = bench.cpu_shares(str(path), least=0.0)
     assert shares["bot"] > 0 and shares["stdlib_json"] > 0
-    assert sum(shares.values()) <= 1.001
+    assert sum(shares.values()) <= 1 + 0.0005 * len(shares) + 1e-9  # each share rounded to 0.001
     assert bench._package("~") == "~"
     assert bench._package(bench.__file__) == "bot"
 
