@@ -9,9 +9,9 @@ from collections.abc import Callable
 from bot.engine import card
 from bot.engine.ai.base import make_player
 from bot.engine.ai.easy import choose_other
-from bot.engine.ai.knowledge import knowledge
+from bot.engine.ai.knowledge import knowledge, played_since_brag
 from bot.engine.ai.sample import sample_world, true_world
-from bot.engine.ai.weigh import brag_lays, brag_likelihood, history, likelihood, played_since_brag
+from bot.engine.ai.weigh import brag_lays, brag_likelihood, history, likelihood
 from bot.engine.cards import ALL_CARDS, POINTS_BY_ID, deck_for, mask_of
 from bot.engine.deal import Deal, Phase
 from bot.engine.match import Match

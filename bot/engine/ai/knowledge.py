@@ -160,6 +160,17 @@ def brag_tricks(view: SeatView) -> int:
     return len(view.brag_laid[0][1]) if view.brag_laid else 0
 
 
+def played_since_brag(view: SeatView) -> list[int]:
+    """Per seat, the cards it has played since the brag (the trick in progress included)."""
+    out = [0] * N_SEATS
+    for tr in view.tricks[brag_tricks(view) :]:
+        for seat, c in tr.plays:
+            out[seat] |= c.bit
+    for seat, c in view.trick:
+        out[seat] |= c.bit
+    return out
+
+
 def knowledge(view: SeatView) -> Knowledge:
     """Everything ``view``'s seat knows about the hidden cards, in the play phase — and at ``sochi``'s
     discard, where the lone player's worlds are those of the first lead but for the two cards he is
@@ -257,12 +268,7 @@ def _brag_trumps(
         return ()
     tm = t.trump_mask
     size = view.rules.hand_size - brag_tricks(view)
-    played = [0] * N_SEATS
-    for tr in view.tricks[brag_tricks(view) :]:
-        for seat, c in tr.plays:
-            played[seat] |= c.bit
-    for seat, c in view.trick:
-        played[seat] |= c.bit
+    played = played_since_brag(view)
     out = []
     free = 0
     for h in range(N_SEATS):

@@ -44,11 +44,11 @@ from bot.engine.view import SeatView, view_for
 
 from . import bragsearch, discardsearch, preplay
 from .easy import choose_card, choose_other
-from .knowledge import knowledge
+from .knowledge import knowledge, played_since_brag
 from .sample import sample_world, true_world
 from .solver import Solver, SolveTimeout, merge_equivalent
 from .trick import finish, policy_rollout
-from .weigh import brag_lays, brag_likelihood, history, likelihood, played_since_brag
+from .weigh import brag_lays, brag_likelihood, history, likelihood
 from .world import World, bits_of, rollout
 
 _WorldFn = Callable[[], World]

@@ -29,7 +29,7 @@ from bot.engine.view import SeatView
 
 from .knowledge import brag_tricks
 from .trick import finish, lead
-from .world import N_SEATS, Static
+from .world import N_SEATS, Static, bits_of
 
 #: The observed plays, oldest trick first: per trick, its (seat, card bit) plays in order; the last
 #: may be the trick in progress.
@@ -133,30 +133,11 @@ def brag_likelihood(
         i = b.bit_length() - 1
         key = (power[i], POINTS_BY_ID[i]) if high else (POINTS_BY_ID[i], power[i])
         better = 0
-        for j in _ids(held & ~tm):
+        for bit in bits_of(held & ~tm):
+            j = bit.bit_length() - 1
             k = (power[j], POINTS_BY_ID[j]) if high else (POINTS_BY_ID[j], power[j])
             better += k > key if high else k < key
         if better:
             clean = math.comb(n - better, mates) / math.comb(n, mates)
             weight *= 1.0 - (1.0 - miss) * (1.0 - clean)
     return weight
-
-
-def played_since_brag(view: SeatView) -> list[int]:
-    """Per seat, the cards it has played since the brag (the trick in progress included)."""
-    out = [0] * N_SEATS
-    for tr in view.tricks[brag_tricks(view) :]:
-        for seat, c in tr.plays:
-            out[seat] |= c.bit
-    for seat, c in view.trick:
-        out[seat] |= c.bit
-    return out
-
-
-def _ids(mask: int) -> list[int]:
-    out = []
-    while mask:
-        b = mask & -mask
-        out.append(b.bit_length() - 1)
-        mask ^= b
-    return out
