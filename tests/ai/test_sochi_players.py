@@ -13,10 +13,10 @@ from bot.engine.ai.discard import choose_discard
 from bot.engine.ai.knowledge import STOCK, knowledge
 from bot.engine.ai.sample import sample_world
 from bot.engine.ai.search import MEDIUM, SearchPlayer
-from bot.engine.ai.world import bits_of
 from bot.engine.cards import mask_of
 from tests.ai.players import tiny_hard, tiny_medium
-from tests.engine.sochi_helpers import SOCHI, sochi_deck
+from tests.ai.test_view_only import permuted_alike
+from tests.engine.sochi_helpers import SOCHI, random_to, sochi_deck
 
 
 def _play(deal: Deal, players: list, rngs: list[random.Random]) -> None:  # type: ignore[type-arg]
@@ -77,9 +77,7 @@ def test_sochi_searched_discard_weighs_the_rule_s_best_and_stays_legal() -> None
     searched = differed = 0
     for seed in range(30):
         deal = Deal.shuffled(SOCHI, random.Random(seed), dealer=seed % 3, deal_no=1 + seed % 4)
-        while not deal.over and deal.phase is not Phase.DISCARD:
-            assert deal.to_act is not None
-            deal.apply(deal.to_act, rng.choice(deal.legal_actions(deal.to_act)))
+        random_to(deal, rng, Phase.DISCARD)
         if deal.over:
             continue
         view = view_for(deal, deal.to_act)  # type: ignore[arg-type]
@@ -105,26 +103,13 @@ def test_sochi_searched_discard_does_not_depend_on_hidden_cards() -> None:
     checked = 0
     for seed in range(40):
         deal = Deal.shuffled(SOCHI, random.Random(seed), dealer=seed % 3, deal_no=1 + seed % 6)
-        while not deal.over and deal.phase is not Phase.DISCARD:
-            assert deal.to_act is not None
-            deal.apply(deal.to_act, rng.choice(deal.legal_actions(deal.to_act)))
+        random_to(deal, rng, Phase.DISCARD)
         if deal.over:
             continue
         seat = deal.to_act
         assert seat is not None
         view = view_for(deal, seat)
-        hidden = mask_of(list(view.unseen()))
-        other = deal.copy()
-        t = deal.tables
-        assert t is not None
-        for kind in (t.trump_mask, ~t.trump_mask):
-            slots = [h for h in range(3) for _ in bits_of(deal.hands[h] & hidden & kind)]
-            bs = [b for h in range(3) for b in bits_of(deal.hands[h] & hidden & kind)]
-            rng.shuffle(bs)
-            for h in range(3):
-                other.hands[h] &= ~(hidden & kind)
-            for h, b in zip(slots, bs, strict=True):
-                other.hands[h] |= b
+        other = permuted_alike(deal, seat, rng)
         view2 = view_for(other, seat)
         assert view2 == view
         for p in players:

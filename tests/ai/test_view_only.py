@@ -192,11 +192,12 @@ def permuted_alike(deal: Deal, seat: int, rng: random.Random) -> Deal:
         other.deck = (*deal.deck[:3], *rest)
         return other
     hidden = mask_of(list(view_for(deal, seat).unseen()))
+    seats = range(deal.rules.seats)
     for kind in (t.trump_mask, ~t.trump_mask) if t is not None else (-1,):
-        slots = [h for h in range(4) for b in bits_of(deal.hands[h] & hidden & kind)]
-        bs = [b for h in range(4) for b in bits_of(deal.hands[h] & hidden & kind)]
+        slots = [h for h in seats for b in bits_of(deal.hands[h] & hidden & kind)]
+        bs = [b for h in seats for b in bits_of(deal.hands[h] & hidden & kind)]
         rng.shuffle(bs)
-        for h in range(4):
+        for h in seats:
             other.hands[h] &= ~(hidden & kind)
         for h, b in zip(slots, bs, strict=True):
             other.hands[h] |= b

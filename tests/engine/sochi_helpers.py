@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from bot.engine import Card, Deal, Rules, cards, deck_for
+from bot.engine import Card, Deal, Phase, Rules, cards, deck_for
 
 SOCHI = Rules.make("sochi")
 
@@ -28,6 +28,15 @@ def sochi_deck(given: dict[int, str], talon: str = "", dealer: int = 0, seed: in
     first = (dealer + 1) % 3
     out = [hands[(first + k) % 3][i] for i in range(10) for k in range(3)]
     return out + tal
+
+
+def random_to(deal: Deal, rng: random.Random, phase: Phase) -> Deal:
+    """Take random legal actions in ``deal`` until it reaches ``phase`` or is over."""
+    while not deal.over and deal.phase is not phase:
+        seat = deal.to_act
+        assert seat is not None
+        deal.apply(seat, rng.choice(deal.legal_actions(seat)))
+    return deal
 
 
 def random_play(deal: Deal, rng: random.Random) -> Deal:
