@@ -67,12 +67,10 @@ def table(root: Path, seeds: list[int]) -> str:
                 f"| {preset} | {seed} | {margin(hm)}, {met(hm, 0.2)} | {margin(me)}, {met(me, 0.3)} "
                 f"| {margin(he)} | {margin(ce)} | {share} |"
             )
-            for run, level in ((hm, "hard"), (he, "hard"), (me, "medium"), (hm, "medium_b"), (me, "easy_b")):
-                if run is None:
-                    continue
-                key, side = (level[:-2], "time_ms_b") if level.endswith("_b") else (level, "time_ms_a")
-                if run.get(side):
-                    times[key].append(run[side])
+            for run in (hm, he, me):  # each side's times, by the level it is
+                for side in ("a", "b"):
+                    if run is not None and run[side] in times and run.get(f"time_ms_{side}"):
+                        times[run[side]].append(run[f"time_ms_{side}"])
     rows.append("")
     rows.append("| level | decisions | p95 (worst run) | max (worst run) | target |")
     rows.append("|---|---|---|---|---|")
