@@ -30,6 +30,7 @@ from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.rotation import as_seated
 from bot.handlers.table_view import live_content, summary_content
+from bot.handlers.ttlcache import TtlCache
 from bot.handlers.usecase import Change, Snapshot, Tables
 from bot.handlers.words import decider, seat_name
 from bot.storage import Seat, Table
@@ -84,8 +85,10 @@ class Presenter:
         self.core = core
         self.usecase = tables
         self._views: dict[TableKey, _View] = {}
-        self._langs: dict[int, tuple[float, str | None]] = {}
-        self._hints: dict[int, tuple[float, bool]] = {}
+        # Every render needs five languages; a few seconds' staleness after /language is fine.
+        self._group_langs = TtlCache(self._read_group_lang, LANG_CACHE_SECONDS)
+        self._user_langs = TtlCache(self._read_user_lang, LANG_CACHE_SECONDS)
+        self._hints = TtlCache(self._read_hints, HINTS_CACHE_SECONDS)
         #: (table id, version) of the last snapshot of each table whose view was dropped.
         self._gone: OrderedDict[TableKey, tuple[str, int]] = OrderedDict()
         #: (table id, deal index) of the summaries shown by this process (each is shown once).
@@ -148,6 +151,8 @@ class Presenter:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        for cache in (self._group_langs, self._user_langs, self._hints):
+            await cache.close()
 
     def forget(self, table: Table) -> None:
         """Drop what is kept about a table that no longer exists (once a render under way is done)."""
@@ -176,53 +181,38 @@ class Presenter:
 
     async def group_tr(self, chat_id: int) -> Tr:
         """Texts in the group's language."""
-        return Tr(pick_lang(await self._lang(chat_id, group=True)))
+        return Tr(pick_lang(await self._group_langs.get(chat_id)))
 
     async def user_tr(self, seat: Seat) -> Tr:
         """Texts in a player's language: their own choice, else their Telegram language."""
         assert seat.user_id is not None
-        return Tr(pick_lang(await self._lang(seat.user_id, group=False), seat.lang))
+        return Tr(pick_lang(await self._user_langs.get(seat.user_id), seat.lang))
 
     async def lang_of(self, user_id: int) -> str | None:
         """The language a person chose (``/language``), if any, read at most every few seconds."""
-        return await self._lang(user_id, group=False)
+        return await self._user_langs.get(user_id)
 
-    async def _lang(self, chat_id: int, *, group: bool) -> str | None:
-        # Every render needs five languages; a few seconds' staleness after /language is fine.
-        now = time.monotonic()
-        cached = self._langs.get(chat_id)
-        if cached is not None and cached[0] > now:
-            return cached[1]
-        storage = self.core.storage
-        lang = (
-            (await storage.chat_settings(chat_id)).lang
-            if group
-            else (await storage.user_settings(chat_id)).lang
-        )
-        if len(self._langs) > 10_000:
-            self._langs.clear()
-        self._langs[chat_id] = (now + LANG_CACHE_SECONDS, lang)
-        return lang
+    async def _read_group_lang(self, chat_id: int) -> str | None:
+        return (await self.core.storage.chat_settings(chat_id)).lang
+
+    async def _read_user_lang(self, user_id: int) -> str | None:
+        return (await self.core.storage.user_settings(user_id)).lang
 
     def forget_lang(self, chat_id: int) -> None:
         """A chat or person chose a language: use it from the next render on."""
-        self._langs.pop(chat_id, None)
+        self._group_langs.forget(chat_id)
+        self._user_langs.forget(chat_id)
 
     async def hints_on(self, chat_id: int) -> bool:
         """Whether the chat's ``/settings`` allow hints (the 💡 button), read at most every few seconds."""
-        now = time.monotonic()
-        cached = self._hints.get(chat_id)
-        if cached is not None and cached[0] > now:
-            return cached[1]
-        on = (await self.core.storage.chat_settings(chat_id)).hints
-        if len(self._hints) > 10_000:
-            self._hints.clear()
-        self._hints[chat_id] = (now + HINTS_CACHE_SECONDS, on)
-        return on
+        return await self._hints.get(chat_id)
+
+    async def _read_hints(self, chat_id: int) -> bool:
+        return (await self.core.storage.chat_settings(chat_id)).hints
 
     def forget_hints(self, chat_id: int) -> None:
         """The chat changed its hints setting: use it from the next render on."""
-        self._hints.pop(chat_id, None)
+        self._hints.forget(chat_id)
 
     def tables(self) -> list[Table]:
         """The newest snapshot of every table this process shows."""
