@@ -30,7 +30,7 @@ from functools import cache
 from math import floor
 from typing import Any
 
-from bot.engine import brag, flip, sochi
+from bot.engine import brag, flip, refusal, sochi
 from bot.engine.actions import Action, Play, action_to_json
 from bot.engine.brag import BragState
 from bot.engine.cards import (
@@ -45,9 +45,9 @@ from bot.engine.cards import (
     deck_mask,
     mask_of,
 )
-from bot.engine.errors import IllegalMoveError, KozelError, Reason
+from bot.engine.errors import IllegalMoveError, KozelError
 from bot.engine.exchange import ExchangePlan
-from bot.engine.order import TRUMP, Tables, tables_for
+from bot.engine.order import Tables, tables_for
 from bot.engine.phase import Phase as Phase  # re-exported: Phase and Trick were born here
 from bot.engine.phase import Trick as Trick
 from bot.engine.play import GOES_ON, PlayState, play_rules
@@ -432,7 +432,7 @@ class Deal:
         # Before play a Holding, and once over the kernel, has mask 0: every play is refused here. The
         # seat to play is never a blind: its cards are played as soon as its turn comes (below).
         if seat != st.seat or not st.mask & b:
-            raise self._why_not_play(seat, c)
+            raise refusal.why_not_play(self, seat, c)
         self.moves.append(_MOVES[seat][c.id])
         self._placed.append(_PLACED[seat][c.id])
         if st.play(b) == GOES_ON:
@@ -528,60 +528,12 @@ class Deal:
 
     def why_not(self, seat: int, action: Action) -> IllegalMoveError | None:
         """Why ``seat`` may not take ``action`` now, as the error :meth:`apply` would raise (``None``: he
-        may); its ``reason`` tells programs why, its message people."""
-        if isinstance(action, Play):
-            return None if self.legal_mask(seat) & action.card.bit else self._why_not_play(seat, action.card)
-        phase = self.phase
-        said: str | None = None
-        if phase is Phase.OVER:
-            why = Reason.DEAL_OVER
-        elif seat != self.to_act:
-            why = Reason.NOT_YOUR_TURN
-        elif phase is Phase.PLAY:
-            why = Reason.WRONG_PHASE
-        else:
-            if phase is Phase.DISCARD:
-                reason = sochi.refusal(self, self.talon, seat, action)
-            elif self.brag is not None:
-                reason = brag.refusal(self, self.brag, seat, action)
-            else:
-                reason = flip.refusal(self, self.swaps, seat, action)
-            if reason is None:
-                return None
-            why, said = reason
-        # The words only now: a decision taken is checked first, and most are allowed.
-        what = f"seat {seat} cannot {describe(action)}"
-        if phase is Phase.OVER:
-            return IllegalMoveError(f"{what}: the deal is over", why)
-        waiting = f"seat {self.to_act} is to {phase.value.replace('_', ' ')}"
-        return IllegalMoveError(f"{what}: {waiting if said is None else said}", why)
-
-    def _why_not_play(self, seat: int, c: Card) -> IllegalMoveError:
-        who = f"seat {seat} cannot play {c}"
-        if self.phase is Phase.OVER:
-            return IllegalMoveError(f"{who}: the deal is over", Reason.DEAL_OVER)
-        if self.phase is not Phase.PLAY:
-            waiting = f"seat {self.to_act} is to {self.phase.value.replace('_', ' ')}"
-            reason = Reason.WRONG_PHASE if seat == self.to_act else Reason.NOT_YOUR_TURN
-            return IllegalMoveError(f"{who}: no card is played now, {waiting}", reason)
-        if seat != self.to_act:
-            return IllegalMoveError(f"{who}: it is seat {self.to_act}'s turn", Reason.NOT_YOUR_TURN)
-        st = self._cards
-        assert isinstance(st, PlayState)
-        if not st.hands[seat] & c.bit:
-            return IllegalMoveError(f"{who}: it is not in his hand", Reason.NOT_IN_HAND)
-        if not st.trick:
-            if st.first:
-                return IllegalMoveError(f"{who}: the first lead must be {self.first_lead}", Reason.FIRST_LEAD)
-            return IllegalMoveError(
-                f"{who}: a trump may not be led while he holds a plain card", Reason.TRUMP_LEAD
-            )
-        if st.hands[seat] & st.s.suit_masks[st.led_eff]:
-            if st.led_eff == TRUMP:
-                return IllegalMoveError(f"{who}: a trump was led, he must play one", Reason.MUST_FOLLOW_TRUMP)
-            suit = SUITS[st.led_eff - 1]
-            return IllegalMoveError(f"{who}: he must follow {suit.name.lower()}", Reason.MUST_FOLLOW, suit)
-        return IllegalMoveError(f"{who}: void in the led suit, he must play a trump", Reason.MUST_TRUMP)
+        may); its ``reason`` tells programs why, its message people (:mod:`bot.engine.refusal`)."""
+        if not isinstance(action, Play):
+            return refusal.why_not(self, seat, action)
+        if self.legal_mask(seat) & action.card.bit:
+            return None
+        return refusal.why_not_play(self, seat, action.card)
 
     def apply(self, seat: int, action: Action) -> None:
         """Take ``action`` for ``seat``; an illegal one raises :class:`IllegalMoveError` saying why."""
@@ -646,9 +598,3 @@ def _check_deck(rules: Rules, deck: tuple[Card, ...]) -> None:
         + (f"; not in this deck {' '.join(map(str, extra))}" if extra else "")
         + (f"; {doubled} card(s) listed twice" if doubled else "")
     )
-
-
-def describe(action: Action) -> str:
-    """An action in words for refusals: its record key and value, e.g. ``play QC``."""
-    key, value = action_to_json(action)
-    return f"{key} {value}"
