@@ -109,7 +109,7 @@ async def test_sandbox_page_in_headless_chromium(sandbox: SandboxServer, tmp_pat
             await group.get_by_test_id("inline-button").filter(has_text="с ботами").click()
             await expect(group).to_contain_text("Раздача №1")
             await expect(page.get_by_test_id("dm-messages")).to_contain_text("ваше место 1")
-            await page.screenshot(path=str(tmp_path / "sandbox-boris.png"))
+            await page.screenshot(path=str(tmp_path / "sandbox-first-deal.png"))
 
             # A t.me deep link opened in the page makes the selected player start the bot with its payload.
             await page.get_by_test_id("player-Вера").click()
@@ -126,7 +126,7 @@ async def test_sandbox_page_in_headless_chromium(sandbox: SandboxServer, tmp_pat
     shots = os.environ.get("SANDBOX_SCREENSHOTS")
     if shots:  # keep the screenshots for a human to look at
         Path(shots).mkdir(parents=True, exist_ok=True)
-        for name in ("sandbox.png", "sandbox-boris.png"):
+        for name in ("sandbox.png", "sandbox-first-deal.png"):
             (Path(shots) / name).write_bytes((tmp_path / name).read_bytes())
 
 
@@ -166,13 +166,14 @@ async def test_two_dummies_match_played_to_its_end_in_headless_chromium(
             await buttons.filter(has_text="Назад").click()
             # The blinds' seats have no button: the pairs' lines name them.
             await expect(group).to_contain_text("слепой")
-            for page in pages:
-                await (
-                    page.get_by_test_id("group-messages")
-                    .get_by_test_id("inline-button")
-                    .filter(has_text="сесть")
-                    .first.click()
-                )
+            # Each sits once he sees the other's seat taken, as a person would: a tap on a seat taken
+            # a moment before is refused ("место занято"), which is right but not this test's story.
+            for seat, (page, name) in enumerate(zip(pages, ("Аня", "Борис"), strict=True), start=1):
+                seat_buttons = page.get_by_test_id("group-messages").get_by_test_id("inline-button")
+                for before, sitter in enumerate(("Аня", "Борис")[: seat - 1], start=1):
+                    await expect(seat_buttons.filter(has_text=f"Место {before}: {sitter}")).to_be_visible()
+                await seat_buttons.filter(has_text="сесть").first.click()
+                await expect(seat_buttons.filter(has_text=f"Место {seat}: {name}")).to_be_visible()
             await expect(group).to_contain_text("Пара 2: Борис")
             await buttons.filter(has_text="Начать").click()
             await expect(group).to_contain_text("Раздача №1")
