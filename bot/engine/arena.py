@@ -210,8 +210,8 @@ def summarise(
         "deals_tied_share": round((len(games) - won - lost) / len(games), 3) if games else None,
         "matches": len(decided),
         "matches_won_share": round(sum(decided) / len(decided), 3) if decided else None,
-        "time_ms_a": _times(times[0]),
-        "time_ms_b": _times(times[1]),
+        "time_ms_a": decision_times(times[0]),
+        "time_ms_b": decision_times(times[1]),
         **({"deals": [[m, k, x, y] for (m, k), (x, y) in zip(keys, pairs, strict=True)]} if keys else {}),
     }
 
@@ -233,7 +233,8 @@ def share_ci(pairs: list[tuple[int, int]]) -> list[float] | None:
     return [round(max(0.0, share - 1.96 * se), 3), round(min(1.0, share + 1.96 * se), 3)]
 
 
-def _times(ts: list[float]) -> dict[str, float]:
+def decision_times(ts: list[float]) -> dict[str, float]:
+    """Decision times in seconds as the summaries give them: how many, median, p95 and max in ms."""
     if not ts:
         return {}
     s = sorted(ts)

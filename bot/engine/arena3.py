@@ -29,7 +29,8 @@ cycles over every seat. Void deals (a redeal, a brag that runs out) charge no on
 
 Prints both levels' means, the mean margin per deck with its 95% CI, and each level's person slots
 per role (``lone``/``pair`` in ``sochi``, where a void deal has no lone player; ``pair``/``blind_owner``
-in ``dummy``), with, in ``sochi``, each level's share of lone deals (close to 1/3 for both).
+in ``dummy``), with, in ``sochi``, each level's share of lone deals (close to 1/3 for both), and each
+level's decision times (``time_ms_a``/``time_ms_b``: count, median, p95, max; on ``--clock``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.engine.ai.base import make_player
-from bot.engine.arena import CLOCKS, on_clock
+from bot.engine.arena import CLOCKS, decision_times, on_clock
 from bot.engine.deal import Deal
 from bot.engine.result import DealResult
 from bot.engine.rules import Rules
@@ -94,16 +95,21 @@ def play_deck(rules: Rules, levels: dict[str, str], seed: int, k: int, clock: st
     slots = {"a": 0, "b": 0}
     roles: dict[str, Counter[str]] = {"a": Counter(), "b": Counter()}
     plays: list[tuple[list[str], DealResult]] = []
+    times: dict[str, list[float]] = {"a": [], "b": []}
+    tick = CLOCKS[clock]
     deal_no, dealer = 1 + k % DEAL_NUMBERS, k % rules.seats
     for j, seating in enumerate(SEATINGS):
         deal = Deal.shuffled(rules, random.Random(_seed(seed, k, 7)), dealer, deal_no=deal_no)
         sides = seat_levels(rules, seating, deal_no)
-        players = [on_clock(make_player(levels[side]), CLOCKS[clock]) for side in sides]
+        players = [on_clock(make_player(levels[side]), tick) for side in sides]
         rngs = [random.Random(_seed(seed, k, j, s)) for s in range(rules.seats)]
         while not deal.over:
             seat = deal.to_act
             assert seat is not None
-            deal.apply(seat, players[seat].decide(view_for(deal, seat), rngs[seat]))
+            t0 = tick()
+            action = players[seat].decide(view_for(deal, seat), rngs[seat])
+            times[sides[seat]].append(tick() - t0)
+            deal.apply(seat, action)
         result = deal.result
         assert result is not None
         plays.append((sides, result))
@@ -115,7 +121,7 @@ def play_deck(rules: Rules, levels: dict[str, str], seed: int, k: int, clock: st
             roles[side][role(rules, result, seat)] += 1
             if not result.void:
                 charged[side] += result.charged(seat)
-    return {"charged": charged, "slots": slots, "roles": roles, "plays": plays}
+    return {"charged": charged, "slots": slots, "roles": roles, "plays": plays, "times": times}
 
 
 def run(
@@ -129,18 +135,26 @@ def run(
     """Play ``decks`` decks and summarise them; ``progress`` gets the summary so far after each deck."""
     means: dict[str, list[float]] = {"a": [], "b": []}
     roles: dict[str, Counter[str]] = {"a": Counter(), "b": Counter()}
+    times: dict[str, list[float]] = {"a": [], "b": []}
     for k in range(decks):
         r = play_deck(rules, levels, seed, k, clock)
         for side in ("a", "b"):
             means[side].append(r["charged"][side] / r["slots"][side])
             roles[side] += r["roles"][side]
+            times[side] += r["times"][side]
         if progress is not None:
-            progress(summarise(rules, means, roles))
-    return summarise(rules, means, roles)
+            progress(summarise(rules, means, roles, times))
+    return summarise(rules, means, roles, times)
 
 
-def summarise(rules: Rules, means: dict[str, list[float]], roles: dict[str, Counter[str]]) -> dict[str, Any]:
-    """Each level's mean penalty per person per deal over the decks so far, the margin, the roles."""
+def summarise(
+    rules: Rules,
+    means: dict[str, list[float]],
+    roles: dict[str, Counter[str]],
+    times: dict[str, list[float]] | None = None,
+) -> dict[str, Any]:
+    """Each level's mean penalty per person per deal over the decks so far, the margin, the roles, and
+    each level's decision times (as ``python -m bot.engine.arena`` gives them: ``time_ms_a``/``_b``)."""
     margins = [b - a for a, b in zip(means["a"], means["b"], strict=True)]
     n = len(margins)
     mean = statistics.fmean(margins) if margins else 0.0
@@ -159,6 +173,9 @@ def summarise(rules: Rules, means: dict[str, list[float]], roles: dict[str, Coun
         plays = n * len(SEATINGS)
         out["lone_share_a"] = round(roles["a"]["lone"] / (plays * 1.5), 3) if n else None
         out["lone_share_b"] = round(roles["b"]["lone"] / (plays * 1.5), 3) if n else None
+    for side, ts in (times or {}).items():
+        if ts:
+            out[f"time_ms_{side}"] = decision_times(ts)
     return out
 
 

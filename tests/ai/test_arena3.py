@@ -37,7 +37,22 @@ def test_sochi_arena_summary_and_cli() -> None:
     assert lo <= s["margin_per_deal"] <= hi
     assert abs(s["margin_per_deal"] - (s["penalty_per_person_b"] - s["penalty_per_person_a"])) < 0.01
     again = run(Rules.make("sochi"), {"a": "easy", "b": "random"}, decks=4, seed=1)
-    assert again == s
+    assert untimed(again) == untimed(s)  # the same play; only the clock differs
+
+
+def untimed(summary: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in summary.items() if not k.startswith("time_ms_")}
+
+
+def test_arena3_reports_each_levels_decision_times_as_the_pair_arena_does() -> None:
+    """Every decision of a deck is timed for the level taking it, and the summary gives each level's
+    count, median, p95 and max in ms, as ``python -m bot.engine.arena`` does."""
+    deck = play_deck(Rules.make("sochi"), {"a": "easy", "b": "random"}, seed=2, k=0)
+    s = run(Rules.make("sochi"), {"a": "easy", "b": "random"}, decks=1, seed=2)  # that deck alone
+    for side in ("a", "b"):
+        t = s[f"time_ms_{side}"]
+        assert t["n"] == len(deck["times"][side]) > 0
+        assert 0 <= t["median"] <= t["p95"] <= t["max"]
 
 
 def test_sochi_arena_cli_prints_one_json_line(capsys: object) -> None:
