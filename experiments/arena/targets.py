@@ -4,7 +4,8 @@
 ``python -m bot.engine.arena --a A --b B --preset PRESET --seed S --json`` summaries (``sochi``'s:
 ``python -m bot.engine.arena3``) — and prints, per preset and seed, each margin with its 95% CI,
 the share of the gap to ``cheat`` that ``hard`` closes (:mod:`experiments.arena.gap`), the levels'
-decision times, and whether each target is met.
+decision times (and ``easy``'s alone, from ``easy_easy_PRESET_seed2.json``), and whether each target
+is met.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 from experiments.arena.gap import gap
 
 PRESETS = ("classic", "flip", "draw")
+#: The seed of the ``easy`` − ``easy`` runs that time ``easy`` alone on each preset.
+TIMING_SEED = 2
 ALL_PRESETS = ("classic", "flip", "draw", "tricks", "sochi4", "dummy", "two_dummies", "sochi")
 
 
@@ -87,6 +90,22 @@ def table(root: Path, seeds: list[int]) -> str:
             f"| `{level}` | {sum(t['n'] for t in ts)} | {p95:.1f} ms | {mx:.1f} ms | {want}: "
             f"{'met' if ok else 'not met'} |"
         )
+    alone = [(preset, load(root, "easy", "easy", preset, TIMING_SEED)) for preset in ALL_PRESETS]
+    if any(run is not None for _, run in alone):
+        rows.append("")
+        rows.append(f"`easy` against itself, seed {TIMING_SEED} (both sides' decisions):")
+        rows.append("")
+        rows.append("| preset | decisions | median | p95 | max | p95 ≤ 5 ms |")
+        rows.append("|---|---|---|---|---|---|")
+        for preset, run in alone:
+            if run is None:
+                continue
+            ts = [run["time_ms_a"], run["time_ms_b"]]
+            p95 = max(t["p95"] for t in ts)
+            rows.append(
+                f"| {preset} | {sum(t['n'] for t in ts)} | {max(t['median'] for t in ts):.2f} ms "
+                f"| {p95:.2f} ms | {max(t['max'] for t in ts):.1f} ms | {'met' if p95 <= 5 else 'not met'} |"
+            )
     rows.append("")
     rows.append("| preset | seed | easy − greedy | easy − random |")
     rows.append("|---|---|---|---|")
