@@ -20,19 +20,27 @@ V = TypeVar("V")
 
 
 class TtlCache(Generic[K, V]):
-    """Values of ``read(key)`` kept ``ttl`` seconds; at most ``size`` keys (the oldest go first)."""
+    """Values of ``read(key)`` kept ``ttl`` seconds of ``clock``; at most ``size`` keys (the one read
+    longest ago goes first)."""
 
-    def __init__(self, read: Callable[[K], Awaitable[V]], ttl: float, size: int = 10_000) -> None:
+    def __init__(
+        self,
+        read: Callable[[K], Awaitable[V]],
+        ttl: float,
+        size: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._read = read
         self.ttl = ttl
         self.size = size
+        self._clock = clock
         self._values: OrderedDict[K, tuple[float, V]] = OrderedDict()
         self._reading: dict[K, asyncio.Future[V]] = {}
 
     async def get(self, key: K) -> V:
         """The cached value, else one read (shared with every lookup of ``key`` made meanwhile)."""
         kept = self._values.get(key)
-        if kept is not None and kept[0] > time.monotonic():
+        if kept is not None and kept[0] > self._clock():
             return kept[1]
         reading = self._reading.get(key)
         if reading is None:
@@ -51,7 +59,7 @@ class TtlCache(Generic[K, V]):
             if mine is not None and mine is current:
                 del self._reading[key]
         if mine is current:  # not forgotten while it was read
-            self._values[key] = (time.monotonic() + self.ttl, value)
+            self._values[key] = (self._clock() + self.ttl, value)
             self._values.move_to_end(key)
             while len(self._values) > self.size:
                 self._values.popitem(last=False)

@@ -43,11 +43,13 @@ async def test_lookups_during_a_read_share_it() -> None:
 
 async def test_a_value_is_read_again_after_its_ttl() -> None:
     store = Store()
-    cache = TtlCache(store.read, ttl=0.05)
+    now = [100.0]
+    cache = TtlCache(store.read, ttl=30, clock=lambda: now[0])
     assert await cache.get(1) == "ru"
     store.values[1] = "en"
+    now[0] += 29.9
     assert await cache.get(1) == "ru"
-    await asyncio.sleep(0.06)
+    now[0] += 0.2
     assert await cache.get(1) == "en"
     assert store.reads == [1, 1]
 
