@@ -54,11 +54,11 @@ class TtlCache(Generic[K, V]):
         try:
             value = await self._read(key)
         finally:
-            mine = self._reading.get(key)
-            current = asyncio.current_task()
-            if mine is not None and mine is current:
+            # Still this key's read: not forgotten (or closed) while it was under way.
+            mine = self._reading.get(key) is asyncio.current_task()
+            if mine:
                 del self._reading[key]
-        if mine is current:  # not forgotten while it was read
+        if mine:
             self._values[key] = (self._clock() + self.ttl, value)
             self._values.move_to_end(key)
             while len(self._values) > self.size:

@@ -26,14 +26,19 @@ class Store:
             raise ConnectionError("storage is down")
         return self.values.get(key, "ru")
 
+    async def held(self, cache: TtlCache[int, str], n: int) -> list[asyncio.Task[str]]:
+        """``n`` lookups of key 1 started while its read is held open (the caller lets it go)."""
+        self.gate.clear()
+        waiting = [asyncio.create_task(cache.get(1)) for _ in range(n)]
+        await asyncio.sleep(0)
+        return waiting
+
 
 async def test_lookups_during_a_read_share_it() -> None:
     store = Store()
     cache = TtlCache(store.read, ttl=60)
     store.values[1] = "en"
-    store.gate.clear()
-    waiting = [asyncio.create_task(cache.get(1)) for _ in range(5)]
-    await asyncio.sleep(0)
+    waiting = await store.held(cache, 5)
     store.gate.set()
     assert await asyncio.gather(*waiting) == ["en"] * 5
     assert store.reads == [1]
@@ -58,9 +63,7 @@ async def test_forget_during_a_read_keeps_the_old_value_out() -> None:
     """A person chooses a language while a render is reading the old one: the next render reads anew."""
     store = Store()
     cache = TtlCache(store.read, ttl=60)
-    store.gate.clear()
-    old = asyncio.create_task(cache.get(1))
-    await asyncio.sleep(0)
+    (old,) = await store.held(cache, 1)
     store.values[1] = "en"  # /language en is stored ...
     cache.forget(1)  # ... and the cache told
     store.gate.set()
@@ -73,9 +76,7 @@ async def test_a_failed_read_is_not_kept_and_reaches_every_waiter() -> None:
     store = Store()
     cache = TtlCache(store.read, ttl=60)
     store.fail = True
-    store.gate.clear()
-    waiting = [asyncio.create_task(cache.get(1)) for _ in range(3)]
-    await asyncio.sleep(0)
+    waiting = await store.held(cache, 3)
     store.gate.set()
     results = await asyncio.gather(*waiting, return_exceptions=True)
     assert all(isinstance(r, ConnectionError) for r in results)
@@ -87,10 +88,7 @@ async def test_a_failed_read_is_not_kept_and_reaches_every_waiter() -> None:
 async def test_a_cancelled_waiter_does_not_cancel_the_read_others_wait_on() -> None:
     store = Store()
     cache = TtlCache(store.read, ttl=60)
-    store.gate.clear()
-    first = asyncio.create_task(cache.get(1))
-    second = asyncio.create_task(cache.get(1))
-    await asyncio.sleep(0)
+    first, second = await store.held(cache, 2)
     first.cancel()
     store.gate.set()
     with pytest.raises(asyncio.CancelledError):
@@ -113,9 +111,7 @@ async def test_the_cache_keeps_at_most_size_keys_the_oldest_going_first() -> Non
 async def test_close_stops_the_reads_under_way() -> None:
     store = Store()
     cache = TtlCache(store.read, ttl=60)
-    store.gate.clear()
-    waiter = asyncio.create_task(cache.get(1))
-    await asyncio.sleep(0)
+    (waiter,) = await store.held(cache, 1)
     await cache.close()
     with pytest.raises(asyncio.CancelledError):
         await waiter
