@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from typing import NamedTuple
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -26,6 +27,36 @@ SHOWN_KEPT = 10_000
 #: While Redis is down, confirming waits this long (doubling up to the cap) and tries again.
 STORAGE_RETRY = 0.5
 STORAGE_RETRY_CAP = 5.0
+
+
+class Unshown(NamedTuple):
+    """A finished deal's hand message its summary has not confirmed yet (it may still look live)."""
+
+    user_id: int
+    message_id: int
+    #: The deal's index in the match's records, its number, and the seat as seated then.
+    deal_index: int
+    deal_no: int
+    seat: int
+
+
+def deal_no_of(table: Table, index: int) -> int:
+    """The number of the finished deal at ``index`` of the match's records."""
+    return table.match.deals[index].get("deal_no", 1) if table.match else 1
+
+
+def unshown_hands(table: Table) -> list[Unshown]:
+    """The hand messages of the finished deals whose summaries are not confirmed, with whose they are
+    (``/leave`` and ``/stop`` close them: the presenter will not, for a person gone or a table gone)."""
+    found: list[Unshown] = []
+    for pending in table.pending_summaries:
+        deal_no = deal_no_of(table, pending.index)
+        seated = as_seated(table, deal_no)
+        for seat, message_id in pending.hand_messages.items():
+            person = seated.seats[seat]
+            if person is not None and person.user_id is not None:
+                found.append(Unshown(person.user_id, message_id, pending.index, deal_no, seat))
+    return found
 
 
 class Summaries:
@@ -76,7 +107,7 @@ class Summaries:
         calls.append(outbox.post(table.chat_id, content, thread_id=table.thread_id))
         if fin.table_message_id is not None:
             calls.append(outbox.delete(table.chat_id, fin.table_message_id))
-        deal_no = table.match.deals[fin.index].get("deal_no", 1) if table.match else 1
+        deal_no = deal_no_of(table, fin.index)
         # ``blind_rotates``: the hand messages are by the finished deal's seats, read as seated then.
         seated = as_seated(table, deal_no)
         for seat, message_id in fin.hand_messages.items():
