@@ -321,15 +321,16 @@ async def stop(update: Update, context: Context) -> None:
     say(svc, update, tr("stop.done"))
     ended = Content(tr("stop.message"))
     lobby = table.lobby_message_id if table.status == "lobby" else None
-    # A finished deal's messages too, if its summary is not out yet: it never will be now.
-    unshown = [p.table_message_id for p in table.pending_summaries]
-    for message_id in (table.table_message_id, lobby, *unshown):
+    # A finished deal's messages too, if its summary is not on its way: it never will be now.
+    shown = svc.presenter.summaries.shown
+    unshown = [p for p in table.pending_summaries if not shown(table.table_id, p.index)]
+    for message_id in (table.table_message_id, lobby, *(p.table_message_id for p in unshown)):
         if message_id is not None:
             svc.outbox.edit(chat.id, message_id, ended)
     langs = {p.user_id: p.lang for _, p in table.humans}
     hands = [(table.seats[seat], message_id) for seat, message_id in table.hand_messages.items()]
     closing = [(p.user_id, message_id) for p, message_id in hands if p is not None and p.user_id is not None]
-    closing += [(h.user_id, h.message_id) for h in unshown_hands(table)]
+    closing += [(h.user_id, h.message_id) for h in unshown_hands(table, unshown)]
     for user_id, message_id in closing:
         svc.outbox.edit(user_id, message_id, Content(Tr(pick_lang(langs.get(user_id)))("stop.message")))
 

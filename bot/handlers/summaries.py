@@ -20,6 +20,7 @@ from bot.handlers.rotation import as_seated
 from bot.handlers.table_view import summary_content
 from bot.handlers.usecase import Tables
 from bot.storage import Seat, Table
+from bot.storage.models import PendingSummary
 
 _LOG = logging.getLogger(__name__)
 #: Summaries remembered as shown (oldest forgotten first).
@@ -45,11 +46,12 @@ def deal_no_of(table: Table, index: int) -> int:
     return table.match.deals[index].get("deal_no", 1) if table.match else 1
 
 
-def unshown_hands(table: Table) -> list[Unshown]:
-    """The hand messages of the finished deals whose summaries are not confirmed, with whose they are
-    (``/leave`` and ``/stop`` close them: the presenter will not, for a person gone or a table gone)."""
+def unshown_hands(table: Table, of: list[PendingSummary] | None = None) -> list[Unshown]:
+    """The hand messages of the finished deals whose summaries are not confirmed (those ``of``, if
+    given), with whose they are (``/leave`` and ``/stop`` close them: the presenter will not, for a
+    person gone or a table gone)."""
     found: list[Unshown] = []
-    for pending in table.pending_summaries:
+    for pending in table.pending_summaries if of is None else of:
         deal_no = deal_no_of(table, pending.index)
         seated = as_seated(table, deal_no)
         for seat, message_id in pending.hand_messages.items():
@@ -126,6 +128,10 @@ class Summaries:
         )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def shown(self, table_id: str, index: int) -> bool:
+        """Whether this process has shown (queued) the summary of the deal at ``index`` of a table."""
+        return (table_id, index) in self._shown
 
     async def show_pending(self, key: TableKey, table: Table, tr: Tr) -> None:
         """Show the summaries stored but not confirmed: left by a process that died before its edits

@@ -120,6 +120,7 @@ async def test_stop_as_a_deal_ends_sends_nothing_of_the_next_deal(
     for user in (anya, boris):
         assert not live_hands(svc, user), (user, [m.content for m in live_hands(svc, user)])
     assert svc.presenter.live() == 0
+    assert not driver.failed_calls(), driver.failed_calls()
 
 
 async def push_held(driver: Driver, svc: Services, players: list[SimUser], user: SimUser) -> Fault:
