@@ -101,6 +101,7 @@ async def test_a_person_who_leaves_as_a_deal_ends_never_gets_the_next_deals_hand
         person = stored.seats[seat]
         assert person is not None and person.user_id == anya.id, (seat, stored.seats)
     assert live_hands(svc, anya), "Аня plays on: her hand of deal 2 is there"
+    assert not driver.failed_calls(), driver.failed_calls()
 
 
 async def test_stop_as_a_deal_ends_sends_nothing_of_the_next_deal(
@@ -198,6 +199,7 @@ async def test_stop_right_after_newgame_leaves_no_live_lobby(
     assert "собираемся за столом" in str(first.params.get("text"))
     assert posted.buttons == [] and posted.content == RU("stop.message"), posted.content
     assert RU("stop.done") in [m.content for m in group.bot_messages]
+    assert not driver.failed_calls(), driver.failed_calls()
 
 
 async def first_deal_over_unshown(
@@ -240,6 +242,7 @@ async def test_a_person_who_leaves_before_a_deals_summary_is_out_gets_that_hand_
     hand = boris.dm.message(hand.message_id)
     assert "раздача №1 окончена" in hand.content, hand.content
     assert not live_hands(svc, boris), [m.content for m in live_hands(svc, boris)]
+    assert not driver.failed_calls(), driver.failed_calls()
 
 
 async def test_stop_before_a_deals_summary_is_out_closes_that_deals_messages(
@@ -262,3 +265,4 @@ async def test_stop_before_a_deals_summary_is_out_closes_that_deals_messages(
     for user in (anya, boris):
         assert not live_hands(svc, user), [m.content for m in live_hands(svc, user)]
     assert not [m.content for m in group.bot_messages if "Раздача №1" in m.content]
+    assert not driver.failed_calls(), driver.failed_calls()
