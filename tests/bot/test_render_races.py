@@ -266,3 +266,30 @@ async def test_stop_before_a_deals_summary_is_out_closes_that_deals_messages(
         assert not live_hands(svc, user), [m.content for m in live_hands(svc, user)]
     assert not [m.content for m in group.bot_messages if "Раздача №1" in m.content]
     assert not driver.failed_calls(), driver.failed_calls()
+
+
+async def test_a_hand_already_on_its_way_to_a_person_who_leaves_is_deleted_not_kept_for_the_bot(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    """#33, 9's root: the next deal's hand went out to Борис, its answer late, when he left. Its id
+    is not stored for the seat the bot now plays (where nothing would ever close it): it is deleted."""
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    await start_game(driver, group, [anya, boris])
+    await deal_ends_held(driver, svc, group, [anya, boris], delay=1.0)
+    driver.world.inject_faults(method="sendMessage", chat_id=boris.id, count=1, delay=HELD)
+
+    def on_its_way() -> ApiCall | None:
+        found = [c for c in sent_to(driver, boris.id) if "раздача №2" in str(c.params.get("text"))]
+        return found[0] if found else None
+
+    call = await driver.wait_for(on_its_way, what="Борис's hand of deal 2 on its way")
+    await boris.send(group, "/leave")
+    await stored_when(svc, group, lambda t: t is not None and t.seats[1].is_bot, "Борис replaced")
+    await quiet(driver, svc, HELD)
+
+    assert boris.dm.message(call.result["message_id"]).deleted
+    assert not live_hands(svc, boris), [m.content for m in live_hands(svc, boris)]
+    stored = await svc.storage.load_table(group.id, None)
+    assert stored is not None and 1 not in stored.hand_messages, stored.hand_messages
+    assert not driver.failed_calls(), driver.failed_calls()
