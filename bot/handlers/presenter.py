@@ -138,7 +138,8 @@ class Presenter:
             await cache.close()
 
     def forget(self, table: Table) -> None:
-        """Drop what is kept about a table that no longer exists (once a render under way is done)."""
+        """Drop what is kept about a table that no longer exists: a render under way sends nothing
+        more for it (it stops at its next step), and the view goes once it has."""
         key = key_of(table)
         view = self._views.get(key)
         if view is None or view.table.table_id != table.table_id:
