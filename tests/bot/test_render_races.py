@@ -2,13 +2,14 @@
 is when it sends, never on the snapshot it began with.
 
 Each race is held open on purpose: Telegram answers a call late (the call is applied, its answer held
-back) or says "retry after 2 s", so a render is mid-way when the command comes.
+back) or says "retry after" a few seconds, so a render is mid-way when the command comes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -38,9 +39,10 @@ def sent_to(driver: Driver, chat_id: int, since: int = 0) -> list[ApiCall]:
     return [c for c in driver.calls()[since:] if c.method == "sendMessage" and c.ok and c.chat_id == chat_id]
 
 
-async def stored_when(svc: Services, group: SimGroup, ok: object, what: str) -> Table | None:
+async def stored_when(
+    svc: Services, group: SimGroup, ok: Callable[[Table | None], bool], what: str
+) -> Table | None:
     """Wait until the group's stored table (None if there is none) passes ``ok``."""
-    assert callable(ok)
     for _ in range(500):
         table = await svc.storage.load_table(group.id, None)
         if ok(table):
