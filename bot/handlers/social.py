@@ -17,6 +17,7 @@ from bot.handlers.common import Context, chat_tr, services, thread_of, user_tr
 from bot.handlers.game import Refusal
 from bot.handlers.i18n import Tr
 from bot.handlers.labels import match_pair_players
+from bot.handlers.numbers import ascii_number
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.replay_view import STEPS, Unfinished, table_of, view_content
 from bot.handlers.services import Services
@@ -234,15 +235,15 @@ async def export(update: Update, context: Context) -> None:
     chat, message = update.effective_chat, update.effective_message
     assert chat is not None
     tr = await chat_tr(svc, chat, update.effective_user)
-    arg = context.args[0] if context.args else "1"
-    if not arg.isdigit() or not 1 <= int(arg) <= HISTORY_KEPT:
+    n = ascii_number(context.args[0]) if context.args else 1
+    if n is None or not 1 <= n <= HISTORY_KEPT:
         svc.outbox.post(chat.id, Content(tr("export.bad_number")), thread_id=thread_of(message))
         return
-    entries = await svc.storage.history(chat.id, int(arg))
-    if len(entries) < int(arg):
+    entries = await svc.storage.history(chat.id, n)
+    if len(entries) < n:
         svc.outbox.post(chat.id, Content(tr("history.none")), thread_id=thread_of(message))
         return
-    _send_record(svc, tr, chat.id, thread_of(message), entries[int(arg) - 1])
+    _send_record(svc, tr, chat.id, thread_of(message), entries[n - 1])
 
 
 def _send_record(svc: Services, tr: Tr, chat_id: int, thread_id: int | None, entry: dict[str, Any]) -> None:
