@@ -162,6 +162,16 @@ async def test_a_callback_signature_in_non_ascii_letters_is_refused(
         await _tap(scene, caplog, person, True, forged)
 
 
+async def test_empty_and_overlong_callback_data_are_refused(
+    scene: Scene, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Telegram carries 1-64 bytes; a forged client may try none or more.
+    real = scene.svc.codec.pack(Button(scene.group.id, None, "abc", 0, "G"))
+    for data in ("", real + "." + "a" * 64, real + "é" * 40, "é" * 33):
+        await _tap(scene, caplog, scene.people[0], False, data)
+        await _tap(scene, caplog, scene.people[1], True, data)
+
+
 async def test_a_deep_link_with_a_non_ascii_letter_is_refused(
     scene: Scene, caplog: pytest.LogCaptureFixture
 ) -> None:
