@@ -107,10 +107,13 @@ def table_of(entry: dict[str, Any], tr: Tr) -> Table:
     """A stand-in table naming the entry's players, for the shared views (seat and pair names)."""
     meta = meta_of(entry)
     seats: list[Seat | None] = []
-    n = Rules.parse(entry["rules"]).seats  # three in sochi
-    for i in range(n):
+    rules = Rules.parse(entry["rules"])
+    n = rules.seats  # three in sochi
+    for i, person in enumerate(rules.seating(1)):
         player = meta.seats[i] if meta is not None and len(meta.seats) == n else None
-        if player is None:
+        if person is None:  # a blind: nobody sits there, it is named after its partner as at the table
+            seats.append(None)
+        elif player is None:
             seats.append(Seat(kind="human", name=tr("replay.seat", n=i + 1)))
         else:
             kind: Literal["human", "bot"] = "human" if player.is_person else "bot"
