@@ -70,7 +70,9 @@ async def test_history_names_the_variant_in_english(app: object, driver: Driver,
     assert "🙈 blind" in listing and "Bot" not in listing, listing
 
 
-async def test_top_and_stats_list_no_blind_as_a_bot_player(app: object, driver: Driver, svc: Services) -> None:
+async def test_top_and_stats_list_no_blind_as_a_bot_player(
+    app: object, driver: Driver, svc: Services
+) -> None:
     anya = driver.add_user("Аня")
     group = driver.add_group("Козлятник", [anya])
     await _archive(svc, group.id, "two_dummies_match_goat", "m1", 1_796_000_000.0)
