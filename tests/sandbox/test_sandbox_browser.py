@@ -205,6 +205,20 @@ async def test_two_dummies_match_played_to_its_end_in_headless_chromium(
                 assert taps < 400, "the match should have ended"
             await expect(group).to_contain_text("Итог")
             await anya.screenshot(path=str(tmp_path / "two-dummies.png"))
+
+            # /history names the variant and the blinds as the table did (issue 34, item 2), and its
+            # viewer steps through the tricks with each hand as it was then.
+            await anya.get_by_test_id("group-input").fill("/history")
+            await anya.get_by_test_id("group-input").press("Enter")
+            await expect(group).to_contain_text("Последние партии")
+            listing = group.get_by_test_id("message").filter(has_text="Последние партии")
+            await expect(listing).to_contain_text("с двумя слепыми")
+            await expect(listing).to_contain_text("Аня и 🙈 слепой (Аня) против Борис и 🙈 слепой (Борис)")
+            await expect(listing).not_to_contain_text("Бот")
+            await buttons.filter(has_text="Просмотр 1").click()
+            await expect(group).to_contain_text("шаг 0")
+            await expect(group).to_contain_text("🙈 слепой (Аня): ")
+            await anya.screenshot(path=str(tmp_path / "two-dummies-history.png"))
         finally:
             await browser.close()
 
@@ -217,4 +231,5 @@ async def test_two_dummies_match_played_to_its_end_in_headless_chromium(
     shots = os.environ.get("SANDBOX_SCREENSHOTS")
     if shots:
         Path(shots).mkdir(parents=True, exist_ok=True)
-        (Path(shots) / "two-dummies.png").write_bytes((tmp_path / "two-dummies.png").read_bytes())
+        for name in ("two-dummies.png", "two-dummies-history.png"):
+            (Path(shots) / name).write_bytes((tmp_path / name).read_bytes())
