@@ -23,12 +23,11 @@ import logging
 import math
 import random
 from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from html import escape
 from typing import Literal
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import view_for
@@ -45,6 +44,7 @@ from bot.handlers.presenter import Presenter
 from bot.handlers.usecase import Change, Snapshot, Tables
 from bot.handlers.words import decider, seat_name
 from bot.storage import ChatSettings, StaleWrite, Table, TimerPlan
+from bot.storage.errors import storage_down
 
 _LOG = logging.getLogger(__name__)
 TimerKind = Literal["remind", "timeout", "away", "lobby", "table", "tidy"]
@@ -56,10 +56,13 @@ _TURN_KINDS: tuple[TimerKind, ...] = ("remind", "timeout", "away")
 TIDY_AFTER = 5.0
 #: Timers taken per tick; the rest wait for the next one.
 CLAIM_BATCH = 100
-#: A timer whose firing failed (storage trouble) is tried again this much later.
+#: A timer whose firing failed (a table too busy, a bug) is tried again this much later.
 RETRY_SECONDS = 5.0
-#: Redis unreachable: logged as one warning line, not a traceback.
-STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError)
+#: A timer whose firing met storage unavailable (:func:`bot.storage.errors.storage_down`) is due
+#: again this much later; while its claim cannot even be given back, that is tried every
+#: :data:`STORAGE_POLL` seconds, so it fires within seconds of storage coming back, not after its lease.
+STORAGE_RETRY = 1.0
+STORAGE_POLL = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,15 +329,47 @@ class Timers:
         return len(claimed)
 
     async def _fire_claimed(self, member: str) -> None:
-        """:meth:`fire` a claimed timer, then release its lease; nothing escapes the task."""
+        """:meth:`fire` a claimed timer, then release its lease; nothing escapes the task.
+
+        When storage is unavailable even for the retry, the claim is given back as soon as storage
+        takes it (:meth:`_give_back`); the lease is the last resort of a process that died.
+        """
+        storage = self.core.storage
         try:
             await self.fire(member)
-            await self.core.storage.finish_timer(member)
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            # Storage down even for the retry: the lease ends and the timer is due again then.
-            _LOG.warning("timer %s left to its lease (%s s): %s", member, self.core.settings.timer_lease, e)
+            if not storage_down(e):
+                _LOG.exception("timer %s: its retry could not be stored", member)
+            await self._give_back(member)
+            return
+        await self._until_stored(lambda: storage.finish_timer(member), member)
+
+    async def _give_back(self, member: str) -> None:
+        """Make a claimed timer due again shortly: its claim's lease ends then, and the next tick
+        (of any process) takes it again."""
+        storage = self.core.storage
+        await self._until_stored(
+            lambda: storage.release_timer(member, self.core.settings.clock() + STORAGE_RETRY), member
+        )
+
+    async def _until_stored(self, step: Callable[[], Awaitable[object]], member: str) -> None:
+        """Run ``step`` of the claimed timer ``member`` until storage takes it (every
+        :data:`STORAGE_POLL` s), or its lease is over: then any process takes the timer again."""
+        settings = self.core.settings
+        ends = settings.clock() + settings.timer_lease
+        while True:
+            try:
+                await step()
+                return
+            except Exception as e:
+                if not storage_down(e):
+                    raise
+                if settings.clock() + STORAGE_POLL >= ends:
+                    _LOG.warning("timer %s left to its lease: %s", member, e)
+                    return
+            await asyncio.sleep(STORAGE_POLL)
 
     async def idle(self) -> None:
         """Wait until every timer armed or fired so far has done its work (tests)."""
@@ -365,17 +400,17 @@ class Timers:
                 await self._expire_lobby(timer)
             else:
                 await self._expire_table(timer)
-        except STORAGE_ERRORS as e:
-            # Redis down: one line, not a traceback. If the retry cannot be stored either, it
-            # raises: the task (tick) logs that one line instead and leaves the timer to its lease.
+        except Exception as e:
+            down = storage_down(e)
+            if down:  # one line, not a traceback
+                _LOG.warning("timer %s waits for storage (%s); again in %s s", member, e, STORAGE_RETRY)
+            else:  # a table too busy, or a bug: try again shortly rather than let the turn hang
+                _LOG.exception("timer %s failed; trying again in %s s", member, RETRY_SECONDS)
+            # If storage cannot take the retry either, this raises: a claimed timer's claim is then
+            # given back once it can (see _fire_claimed).
             if timer.kind != "remind":
-                await self.core.storage.add_timers({member: self.core.settings.clock() + RETRY_SECONDS})
-            _LOG.warning("timer %s waits for storage (%s); trying again in %s s", member, e, RETRY_SECONDS)
-        except Exception:
-            # A table too busy, or a bug: try again shortly rather than let the turn hang.
-            _LOG.exception("timer %s failed; trying again in %s s", member, RETRY_SECONDS)
-            if timer.kind != "remind":
-                await self.core.storage.add_timers({member: self.core.settings.clock() + RETRY_SECONDS})
+                later = STORAGE_RETRY if down else RETRY_SECONDS
+                await self.core.storage.add_timers({member: self.core.settings.clock() + later})
 
     def _current(self, shown: Snapshot | Table | None, timer: TimerId) -> Turn | None:
         """The turn ``timer`` was set for, if the table still waits for it."""
