@@ -178,9 +178,10 @@ class Timers:
     async def _arm_logged(self, table: Table | Snapshot) -> None:
         try:
             await self.arm(table)
-        except Exception:  # storage trouble: the next change, or the next start, arms it again
+        except Exception as e:  # storage trouble: the next change, or the next start, arms it again
             t = table.table if isinstance(table, Snapshot) else table
-            _LOG.exception("could not arm the timers of table %s", t.table_id)
+            log = _LOG.warning if storage_down(e) else _LOG.exception  # a traceback for a bug only
+            log("could not arm the timers of table %s: %s", t.table_id, e)
 
     async def resume(self) -> int:
         """After a start: make sure every table has its timers (lost ones, or tables older than timers)."""
