@@ -208,7 +208,7 @@ def _answered_once(driver: Driver, tap: Any) -> None:
     assert not [c for c in driver.failed_calls() if c.method == "answerCallbackQuery"]
 
 
-@pytest.mark.parametrize("name", [n for n in FAULTS if n not in ("refused", "timeout")])
+@pytest.mark.parametrize("name", list(FAULTS))
 async def test_a_tap_during_a_storage_fault_is_answered_try_again_once(
     name: str,
     app: AnyApplication,
