@@ -229,8 +229,8 @@ class BotDriver:
                     _LOG.exception("a bot move at table %s failed; retrying", key)
                     await asyncio.sleep(1.0)
                     continue
-                # Storage unavailable: the same decision is taken again once it is back (its
-                # thinking needs the storage when it is a job for the workers), never a random card.
+                # Storage unavailable (the job could not be queued, or the move not saved): the bot
+                # decides again once it is back, on the newest state; never a random card.
                 _LOG.warning("a bot move at table %s waits for storage: %s", key, e)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, STORAGE_RETRY_CAP)
