@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from redis.exceptions import ResponseError
+
 from bot.healthcheck import HEARTBEAT
 from bot.storage import RedisStorage
 from bot.thinking.job import NICE, pack, think, unpack
@@ -73,13 +75,27 @@ class Worker:
                         await self._handle(entry_id, fields)
                 except asyncio.CancelledError:
                     raise
-                except Exception as e:  # Redis restarting or failing over: wait for it
-                    _LOG.warning("worker %s: %s", self.name, e)
-                    await asyncio.sleep(0.5)
+                except Exception as e:
+                    await self._recover(e)
         finally:
             # The jobs it held (none, between jobs) would be claimed by another worker anyway.
             with contextlib.suppress(Exception):
                 await self.client.xgroup_delconsumer(self.jobs, GROUP, self.name)
+
+    async def _recover(self, error: Exception) -> None:
+        """After a failed step: create the group again if it is gone, else wait a moment for Redis
+        (restarting, failing over)."""
+        if isinstance(error, ResponseError) and str(error).startswith("NOGROUP"):
+            # The stream or its group was deleted (a DEL, a FLUSHALL, a failover to a replica that
+            # never had them): without the group no job would ever be taken again.
+            _LOG.warning("worker %s: the jobs' group is gone; creating it again (%s)", self.name, error)
+            try:
+                await ensure_group(self.client, self.prefix)
+                return
+            except Exception as e:
+                error = e
+        _LOG.warning("worker %s: %s", self.name, error)
+        await asyncio.sleep(0.5)
 
     async def _next(self) -> list[tuple[str, dict[str, str]]]:
         """A job a dead worker left (idle :attr:`claim_after` s), else the next new one (waits ≤ 1 s)."""

@@ -16,8 +16,6 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import Deal, Phase
@@ -34,6 +32,7 @@ from bot.handlers.ttlcache import TtlCache
 from bot.handlers.usecase import Change, Snapshot, Tables
 from bot.handlers.words import decider, seat_name
 from bot.storage import Seat, Table
+from bot.storage.errors import STORAGE_DOWN
 
 __all__ = ["Presenter", "key_of", "push_due"]
 
@@ -224,7 +223,7 @@ class Presenter:
             view.dirty = False
             try:
                 await self._render(key, view)
-            except (RedisConnectionError, RedisTimeoutError) as e:
+            except STORAGE_DOWN as e:
                 # Redis is down: show this table again once it is back, rather than leave it stale.
                 _LOG.warning("rendering table %s waits for storage: %s", key, e)
                 view.dirty = True
@@ -396,7 +395,7 @@ class Presenter:
             try:
                 await self.usecase.transact(key, change)
                 return
-            except (RedisConnectionError, RedisTimeoutError) as e:
+            except STORAGE_DOWN as e:
                 _LOG.warning("confirming the summary of table %s waits for storage: %s", key, e)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, STORAGE_RETRY_CAP)
@@ -463,7 +462,7 @@ class Presenter:
         while True:
             try:
                 snap, ok = await self.usecase.run(key, keep)
-            except (RedisConnectionError, RedisTimeoutError) as e:
+            except STORAGE_DOWN as e:
                 _LOG.warning("remembering %s of table %s waits for storage: %s", what, key, e)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, STORAGE_RETRY_CAP)

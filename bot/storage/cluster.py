@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.exceptions import MaxConnectionsError, ResponseError
+from redis.exceptions import MaxConnectionsError, RedisClusterException, ResponseError
+
+from bot.storage.errors import unwrapped
 
 if TYPE_CHECKING:
     from bot.storage.redis_store import RedisStorage
@@ -46,6 +48,15 @@ class _Cluster(RedisCluster):
     """
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await self._execute(*args, **kwargs)
+        except (ResponseError, RedisClusterException) as e:
+            plain = unwrapped(e)  # a storage fault in a generic class as its own (bot/storage/errors.py)
+            if plain is e:
+                raise
+            raise plain from e
+
+    async def _execute(self, *args: Any, **kwargs: Any) -> Any:
         if self._initialize:
             await self.initialize()
         waited = 0.0

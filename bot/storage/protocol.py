@@ -165,6 +165,10 @@ class Storage(Protocol):
         """A claimed timer has fired: release its lease."""
         ...
 
+    async def release_timer(self, member: str, at: float) -> None:
+        """A claimed timer could not fire: end its lease at Unix time ``at`` (then it is due again)."""
+        ...
+
     async def close(self) -> None:
         """Release the connection."""
         ...

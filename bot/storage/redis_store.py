@@ -19,8 +19,6 @@ from pydantic import ValidationError
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot.storage.cluster import (
     CLUSTER_TIMER_BUCKETS,
@@ -30,6 +28,7 @@ from bot.storage.cluster import (
     move_key,
     timer_bucket,
 )
+from bot.storage.errors import STORAGE_DOWN, Redis
 from bot.storage.invariants import check_table
 from bot.storage.models import SCHEMA, ChatSettings, Table, UserSettings
 from bot.storage.protocol import StaleWrite, TimerPlan
@@ -208,7 +207,7 @@ class RedisStorage:
         pool = aioredis.BlockingConnectionPool.from_url(
             url, decode_responses=True, max_connections=max_connections, timeout=20, retry=retry
         )
-        return cls(aioredis.Redis.from_pool(pool), prefix=prefix)
+        return cls(Redis.from_pool(pool), prefix=prefix)
 
     # ----- keys --------------------------------------------------------------------------------
 
@@ -270,7 +269,7 @@ class RedisStorage:
             if ok and timers is not None:
                 try:
                     await self.add_timers(timers.due, unless=timers.unless, drop=timers.drop)
-                except (RedisConnectionError, RedisTimeoutError) as e:  # the save stands
+                except STORAGE_DOWN as e:  # the save stands
                     _LOG.warning("the timers of table %s wait for its next change: %s", table.table_id, e)
         else:
             ok = await self._save_arm(
@@ -575,6 +574,10 @@ class RedisStorage:
     async def finish_timer(self, member: str) -> None:
         """A claimed timer has fired: drop its lease."""
         await self.client.zrem(self.inflight_key(self.bucket_of(member)), member)
+
+    async def release_timer(self, member: str, at: float) -> None:
+        """A claimed timer could not fire: its lease ends at ``at`` (XX: unless it is over already)."""
+        await self.client.zadd(self.inflight_key(self.bucket_of(member)), {member: at}, xx=True)
 
     async def close(self) -> None:
         """Close the connection pool."""
