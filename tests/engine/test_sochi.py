@@ -126,6 +126,18 @@ def test_sochi_four_queens_kept_after_the_discard_in_a_version_1_record_play_on(
         result_of({**record, "version": 2})
 
 
+def test_sochi_club_jack_in_the_first_deals_talon_is_the_lone_players_he_deals_the_second() -> None:
+    # RULES.md §5 [settled]: the ♣J lying in deal 1's talon counts as the lone player's.
+    deal = Deal(SOCHI, sochi_deck({2: "QC"}, talon="JC 7S", dealer=0), dealer=0)
+    assert deal.talon.lone == 2 and deal.jack_holder == 2
+    _discard(deal, "JC 7S")  # discarded, it was still his
+    random_play(deal, random.Random(1))
+    assert deal.result is not None and deal.result.jack_holder == 2
+    match = Match(SOCHI, dealer=0)
+    match.add(deal.result)
+    assert match.deal_no == 2 and match.dealer == 2
+
+
 def test_sochi_discards_points_count_for_the_lone_player() -> None:
     deal = Deal(SOCHI, sochi_deck({0: "QC AH TH"}, talon="7S 8S", dealer=2), dealer=2)
     _discard(deal, "AH TH")
