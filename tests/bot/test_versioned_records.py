@@ -96,3 +96,22 @@ async def test_stored_table_with_a_finished_deal_from_before_the_fix_replays_it_
     assert table_problems(loaded, deep=True) == []
     assert game.replay(loaded.match.deals[0]).result == old.result
     assert loaded.match.current is not None and loaded.match.current["version"] == VERSION
+
+
+async def test_stored_sochi_table_dealt_now_the_discard_keeping_four_queens_redeals(
+    storage: RedisStorage,
+) -> None:
+    record = Deal(SOCHI, DECK, dealer=2).record()
+    assert record["version"] == VERSION
+    match = MatchState(first_dealer=2, dealer=2, deal_seq=1, scores=[0, 0, 0], current=record)
+    table = _table(match, "v2a")
+    progress = game.apply(table, 0, KEEP_FOUR, random.Random(1))
+    # The deal is void and shown as finished; the same dealer deals deal 1 again.
+    assert len(progress.finished) == 1 and progress.deal is not None and not progress.match_over
+    assert table.match is not None and table.match.deal_no == 1 and table.match.dealer == 2
+    assert table.match.deal_seq == 2 and table.match.scores == [0, 0, 0]
+    void = game.replay(table.match.deals[0]).result
+    assert void is not None and void.void and void.events == ("redeal",) and void.lone == 0
+    await storage.save_table(table, ttl=60)
+    loaded = await storage.load_table(-100340, None)
+    assert loaded is not None and table_problems(loaded, deep=True) == []
