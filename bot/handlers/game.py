@@ -108,7 +108,14 @@ def replay(record: dict[str, Any], rules: Rules | None = None) -> Deal:
     """A deal rebuilt from its record, finished or not."""
     rules = rules or Rules.parse(record["rules"])
     deck = [Card.parse(code) for code in record["deck"]]
-    deal = Deal(rules, deck, record["dealer"], record.get("deal_no", 1), record.get("eggs_before", 0))
+    deal = Deal(
+        rules,
+        deck,
+        record["dealer"],
+        record.get("deal_no", 1),
+        record.get("eggs_before", 0),
+        version=record.get("version", 1),
+    )
     for move in record.get("moves", []):
         key = next(k for k in move if k != "seat")
         deal.apply(move["seat"], action_from_json(key, move[key]))

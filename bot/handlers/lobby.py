@@ -179,8 +179,10 @@ def _reply(table: Table, payload: Confirm | Decline, user: User) -> None:
     _answered(table, user.id)
 
 
-def _drop_unanswered(table: Table) -> None:
-    """The creator starts: the seats of those who have not answered are free (bots may take them)."""
+def _drop_unanswered(table: Table, creator_id: int) -> None:
+    """The creator starts: she plays (starting says so, her seat is kept); the seats of those who have
+    not answered are free (bots may take them)."""
+    _answered(table, creator_id)
     for seat in awaiting(table):
         table.seats[seat] = None
     table.unconfirmed = []
@@ -238,13 +240,13 @@ def lobby_change(
             # A keyboard of another preset (or release): its option is not this preset's.
             raise Refusal("alert.stale_menu") from None
     elif isinstance(payload, Start):
-        _drop_unanswered(table)
+        _drop_unanswered(table, user.id)
         if free_seats(table):
             table.lobby_view = "confirm"
             return None
         return _start(c, rng_bits)
     elif isinstance(payload, Fill):
-        _drop_unanswered(table)
+        _drop_unanswered(table, user.id)
         for i in free_seats(table):
             table.seats[i] = Seat(kind="bot", name="bot", level=table.bot_level)
         return _start(c, rng_bits)

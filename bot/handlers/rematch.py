@@ -1,7 +1,8 @@
 """The 🔁 button under a finished match: a new lobby with the same rules and seats.
 
 Each person of the match before says "I'm playing" or "not this time" (bot/handlers/lobby.py); the
-creator starts, or whoever tapped 🔁 when the creator has left the table. The button goes from the
+creator starts (which says she plays: her seat is kept), or whoever tapped 🔁 when the creator has left
+the table. The button goes from the
 summary once used, so the chat keeps one way into the next match.
 """
 
