@@ -126,6 +126,33 @@ def cycle(rules: Rules, code: int) -> Rules:
     return rules
 
 
+def carried(old: Rules, preset: str) -> tuple[Rules, dict[str, Any], dict[str, Any]]:
+    """``preset``'s rules keeping every option changed in ``old`` that ``preset`` offers too (and
+    allows together); also the options kept and those left behind (``{name: value}``), for the tap's
+    answer to say."""
+    offered_before = {name for name, _ in options_of(old.preset)}
+    offered_now = {name for name, _ in options_of(preset)}
+    changed = {k: v for k, v in old.to_json()["options"].items() if k in offered_before}
+    kept: dict[str, Any] = {}
+    dropped: dict[str, Any] = {}
+    for name, value in changed.items():
+        if name not in offered_now:
+            dropped[name] = value
+            continue
+        try:
+            Rules.make(preset, **kept, **{name: value})
+        except RulesError:  # allowed alone but not with what is kept already: the first stays
+            dropped[name] = value
+            continue
+        kept[name] = value
+    return Rules.make(preset, **kept), kept, dropped
+
+
+def options_text(tr: Tr, rules: Rules, values: dict[str, Any]) -> str:
+    """Options as the picker names them: ``Игра до: 6, Нет масти — бей козырем: да``."""
+    return ", ".join(f"{tr(f'opt.{name}')}: {value_text(tr, current(rules, name))}" for name in values)
+
+
 def value_text(tr: Tr, value: Any) -> str:
     """A value as the picker shows it."""
     if isinstance(value, bool):
