@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from bot.sandbox.server import SandboxServer
+from bot.storage import RedisStorage, StaleWrite
 from tests.sandbox.test_sandbox_browser import CHROMIUM, CHROMIUM_FLAGS, TIMEOUT_MS, _need_chromium, sandbox
 
 __all__ = ["sandbox"]  # the fixture, shared with the other browser tests
@@ -14,8 +15,22 @@ __all__ = ["sandbox"]  # the fixture, shared with the other browser tests
 SHOTS = ("lobby-to-6.png", "rules-to-6.png", "score-to-6.png")
 
 
+async def _penalty(storage: RedisStorage, chat_id: int, penalty: tuple[int, int]) -> None:
+    """Give the pairs of the group's match ``penalty`` (bot players may save in between: try again)."""
+    for _ in range(20):
+        table = await storage.load_table(chat_id, None)
+        assert table is not None and table.match is not None
+        table.match.penalty = penalty
+        try:
+            await storage.save_table(table, ttl=3600)
+        except StaleWrite:
+            continue
+        return
+    raise AssertionError("the table kept changing")
+
+
 async def test_a_match_to_6_reads_6_in_the_lobby_rules_and_score_in_headless_chromium(
-    sandbox: SandboxServer, tmp_path: Path
+    sandbox: SandboxServer, storage: RedisStorage, tmp_path: Path
 ) -> None:
     _need_chromium()
     from playwright.async_api import async_playwright, expect
@@ -25,7 +40,7 @@ async def test_a_match_to_6_reads_6_in_the_lobby_rules_and_score_in_headless_chr
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
         )
         try:
-            page = await browser.new_page(viewport={"width": 1280, "height": 1000})
+            page = await browser.new_page(viewport={"width": 1280, "height": 2600})
             page.set_default_timeout(TIMEOUT_MS)
             await page.goto(sandbox.url)
             await page.get_by_test_id("dm-start").get_by_role("button").click()
@@ -42,7 +57,10 @@ async def test_a_match_to_6_reads_6_in_the_lobby_rules_and_score_in_headless_chr
             await expect(buttons.filter(has_text="со слепым · трое")).to_be_visible()
             await buttons.filter(has_text="Игра до: 12").click()
             await expect(group).to_contain_text("Игра до 6: пара, первой набравшая 6 штрафных")
-            await page.screenshot(path=str(tmp_path / SHOTS[0]), full_page=True)
+            messages = group.get_by_test_id("message")
+            await messages.filter(has_text="собираемся за столом").last.screenshot(
+                path=str(tmp_path / SHOTS[0])
+            )
             await buttons.filter(has_text="Назад").click()
             await buttons.filter(has_text="Место 1").click()
             await expect(group).to_contain_text("Пара 1: Аня")
@@ -53,11 +71,14 @@ async def test_a_match_to_6_reads_6_in_the_lobby_rules_and_score_in_headless_chr
             await command("/rules")
             await expect(group).to_contain_text("Словарь")  # the lobby's picker is closed: this is /rules
             await expect(group).to_contain_text("Игра до 6")
-            await page.screenshot(path=str(tmp_path / SHOTS[1]), full_page=True)
+            await messages.filter(has_text="Словарь").last.screenshot(path=str(tmp_path / SHOTS[1]))
+            await _penalty(storage, sandbox.scene.group_id, (2, 4))
             await command("/score")
             await expect(group).to_contain_text("6 — козёл")
-            await expect(group.locator("img").last).to_be_visible()
-            await page.screenshot(path=str(tmp_path / SHOTS[2]), full_page=True)
+            score = messages.filter(has_text="Счёт на шестёрках").last
+            await expect(score.locator("img")).to_be_visible()
+            await score.locator("img").evaluate("img => img.decode()")
+            await score.screenshot(path=str(tmp_path / SHOTS[2]))
             text = await group.inner_text()
             assert "Кто первым наберёт 12" not in text and "12 — козёл" not in text
         finally:
