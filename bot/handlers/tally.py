@@ -1,4 +1,5 @@
-"""The shestyorki tally as a picture (RULES.md §1): each pair's two sixes, pips uncovered pair by pair."""
+"""The shestyorki tally as a picture (RULES.md §1): each side's sixes (two for a match to 12, one for 6),
+pips uncovered pair by pair."""
 
 from __future__ import annotations
 

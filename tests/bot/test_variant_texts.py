@@ -267,3 +267,14 @@ async def test_a_taken_seat_and_a_creator_only_button_answer_with_a_toast(
     assert not taken.show_alert and taken.answer_text == RU("alert.seat_taken")
     creator_only = await boris.tap(message, "Правила")
     assert not creator_only.show_alert and creator_only.answer_text == RU("alert.creator_only")
+
+
+def test_the_export_caption_and_the_review_footer_speak_to_players() -> None:
+    for lang in LANGS:
+        tr = Tr(lang)
+        caption = tr("export.caption", when="05.12.2026", deals=7)
+        footer = tr("review.footer", worlds=200, threshold="0,5")
+        for said in (caption, footer):
+            for jargon in ("RULES.md", "python", "bot.engine", "§", "стандартн", "standard error"):
+                assert jargon not in said, (lang, jargon, said)
+        assert "7" in caption and "200" in footer
