@@ -278,3 +278,13 @@ def test_the_export_caption_and_the_review_footer_speak_to_players() -> None:
             for jargon in ("RULES.md", "python", "bot.engine", "§", "стандартн", "standard error"):
                 assert jargon not in said, (lang, jargon, said)
         assert "7" in caption and "200" in footer
+
+
+def test_a_variant_change_keeps_options_the_picker_does_not_offer_and_says_only_real_resets() -> None:
+    before = Rules.make("sochi4", brag_rotation=["mirror", "pants"], match_target=6)
+    after, kept, dropped = rules_menu.carried(before, "sochi")
+    assert after == Rules.make("sochi", brag_rotation=["mirror", "pants"], match_target=6)
+    assert kept == {"match_target": 6} and dropped == {}  # the rotation is no button: kept, not named
+    # sochi4's deck is 32 whatever was chosen: a 32-card classic loses nothing; a 24-card one is told.
+    assert rules_menu.carried(Rules.make("classic", deck=32), "sochi4")[1:] == ({}, {})
+    assert rules_menu.carried(Rules.make("classic", deck=24), "sochi4")[2] == {"deck": 24}
