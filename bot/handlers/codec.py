@@ -174,6 +174,11 @@ class Decline:
 
 
 @dataclass(frozen=True, slots=True)
+class StopGame:
+    """``/stop`` confirmed: end the game (the button's table id; a later game's is left alone)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Language:
     """A language chosen (``/language``)."""
 
@@ -256,6 +261,7 @@ Payload = (
     | Confirm
     | Decline
     | Rematch
+    | StopGame
     | Language
     | TurnTime
     | OnTimeout
@@ -284,7 +290,7 @@ LobbyButton = (
 )
 _BARE: dict[str, Payload] = {
     "L": Level(), "R": RulesMenu(), "K": SeatsMenu(), "G": Start(), "F": Fill(), "M": Rematch(),
-    "Y": Back(), "J": Confirm(), "Q": Decline(), "E": Export(), "I": Hints(),
+    "Y": Back(), "J": Confirm(), "Q": Decline(), "E": Export(), "I": Hints(), "Z": StopGame(),
 }  # fmt: skip
 _BARE_CODE = {type(p): code for code, p in _BARE.items()}
 _NUMBERED: dict[

@@ -14,7 +14,7 @@ from bot.engine.scoring import CATEGORIES
 from bot.handlers import people_view, sochi_view
 from bot.handlers.brag_view import public_brag_lines
 from bot.handlers.codec import Codec, Rematch
-from bot.handlers.game import replay, rules_of
+from bot.handlers.game import replay, rules_of, target_of
 from bot.handlers.i18n import Tr
 from bot.handlers.labels import card_player, current_index, match_pair_players, pair_players, seat_player
 from bot.handlers.outbox import Content
@@ -243,7 +243,7 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
                 "summary.tally",
                 names=pair_players(tr, table, index, pair),
                 n=totals[pair],
-                tally=tally_text(totals[pair]),
+                tally=tally_text(totals[pair], target_of(table)),
             )
         )
     return _ending(tr, codec, table, index, lines)

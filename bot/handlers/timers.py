@@ -29,7 +29,7 @@ from html import escape
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.engine import view_for
+from bot.engine import Phase, view_for
 from bot.handlers import game
 from bot.handlers.bots import decide
 from bot.handlers.codec import Back
@@ -359,6 +359,13 @@ class Timers:
         assert deal is not None
         rng = random.Random(core.rng.getrandbits(64))
         action = await decide(default_level(), view_for(deal, timer.seat), rng, core.thinker)
+        actions = [action]
+        # "We exchange" and the cards given are one decision for a person: a timeout takes both, not
+        # leaving the cards to pick on a fresh timer.
+        then = deal.copy()
+        then.apply(timer.seat, action)
+        if then.phase is Phase.EXCHANGE_GIVE and then.to_act == timer.seat:
+            actions.append(await decide(default_level(), view_for(then, timer.seat), rng, core.thinker))
         at_once = chat.timeout_action == "away"
 
         def change(c: Change) -> tuple[Progress, str | None] | None:
@@ -369,8 +376,9 @@ class Timers:
                 return None
             if held_until(stored, timer, seconds, core.settings.clock()) is not None:
                 return None
-            bot_played(stored, timer.seat, action)  # 💤 on this card only
-            progress = c.play(timer.seat, action)
+            for taken in actions:
+                bot_played(stored, timer.seat, taken)  # 💤 on this card only
+                progress = c.play(timer.seat, taken)
             if timer.kind == "away":
                 return progress, None
             who = decider(stored, timer.seat)  # the person whose turn it was (a blind's partner for it)
@@ -378,7 +386,8 @@ class Timers:
             stored.timeouts[who] = row
             if at_once or row >= 2:
                 stored.away.append(who)
-                return progress, "away"
+                # The first time out under "the bot takes over" is not "again".
+                return progress, "away" if row >= 2 else "away_now"
             return progress, "timeout"
 
         after, outcome = await self.tables.run(timer.key, change)
@@ -414,7 +423,7 @@ class Timers:
             )
             return
         data = core.codec.data(table.chat_id, table.thread_id, table.table_id, 0, Back())
-        text = group("timer.away", name=name)
+        text = group(f"timer.{notice}", name=name)
         markup = InlineKeyboardMarkup(
             [[InlineKeyboardButton(group("timer.back_button"), callback_data=data)]]
         )

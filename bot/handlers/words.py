@@ -6,7 +6,6 @@ from html import escape
 
 from bot.engine.cards import Card, Suit
 from bot.engine.rules import BLIND_SEATS, Rules, decider_of
-from bot.engine.scoring import tally
 from bot.handlers.i18n import Tr
 from bot.handlers.rotation import number_of, rotates
 from bot.storage import Seat, Table
@@ -135,6 +134,21 @@ def people_names(tr: Tr, table: Table) -> str:
     return ", ".join(seat_name(tr, table, s) for s in range(len(table.seats)))
 
 
-def tally_text(penalty: int) -> str:
-    """The shestyorki tally in text: six pairs of pips, ● uncovered, ○ still covered."""
-    return " ".join(f"⚅{'●' * opened}{'○' * (3 - opened)}" for opened in tally(penalty))
+#: Pairs of pips on one six: each 2 penalty points uncover a pair (RULES.md §1).
+ROWS_PER_SIX = 3
+
+
+def sixes(penalty: int, target: int = 12) -> tuple[int, ...]:
+    """The shestyorki tally for a match to ``target``: how many pairs of pips each six shows uncovered.
+
+    Each 2 penalty points uncover one pair of pips, the first six first (RULES.md §1); a match to 12
+    is kept on two sixes, one to 6 on one, one to 18 on three: the last pair of pips opens at the target.
+    """
+    count = max(1, -(-target // (2 * ROWS_PER_SIX)))
+    rows = min(max(penalty, 0) // 2, count * ROWS_PER_SIX)
+    return tuple(min(max(rows - i * ROWS_PER_SIX, 0), ROWS_PER_SIX) for i in range(count))
+
+
+def tally_text(penalty: int, target: int = 12) -> str:
+    """The shestyorki tally in text for a match to ``target``: ● uncovered pips, ○ still covered."""
+    return " ".join(f"⚅{'●' * opened}{'○' * (ROWS_PER_SIX - opened)}" for opened in sixes(penalty, target))

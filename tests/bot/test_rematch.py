@@ -51,11 +51,11 @@ async def test_rematch_opens_a_lobby_with_the_same_seats_each_person_confirms_th
     await group.wait_until(summary, lambda m: m.buttons == [])
     inject(summary, old)
     stale = await anya.tap(summary, "👆")
-    assert stale.show_alert and stale.answer_text == "Новая партия уже открыта — смотрите ниже."
+    assert not stale.show_alert and stale.answer_text == "Новая партия уже открыта — смотрите ниже."
 
     # Only the creator starts; Boris's "I'm playing" is a harmless repeat (he tapped 🔁).
     refused = await boris.tap(lobby_message, "Начать")
-    assert refused.show_alert and refused.answer_text is not None and "создатель" in refused.answer_text
+    assert not refused.show_alert and refused.answer_text is not None and "создатель" in refused.answer_text
     repeat = await boris.tap(lobby_message, "Играю")
     assert not repeat.show_alert and repeat.answer_text == "Вы уже в игре."
     outsider = await vera.tap(lobby_message, "Играю")
