@@ -7,6 +7,7 @@ The rollback is simulated by writing the table's older stored bytes back (DUMP, 
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator
 
@@ -15,7 +16,9 @@ import pytest
 from bot.handlers import game
 from bot.handlers.services import Services
 from bot.handlers.usecase import DealCache
+from bot.sandbox import Driver
 from bot.storage import RedisStorage, Seat, StaleWrite, Table
+from tests.bot.helpers import legal_hand, start_game
 
 pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
 
@@ -125,6 +128,35 @@ async def test_every_save_and_a_move_store_a_new_revision(storage: RedisStorage)
     moved = await storage.load_table(-100559, None)
     assert moved is not None and moved.stamp == loaded.stamp and moved.revision not in seen
     assert await storage.load_table(-100558, None) is None
+
+
+async def test_bot_players_follow_the_stored_state_when_the_state_they_saw_was_lost(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    """The bot driver saw a state of a higher version than the stored one (Redis went back since):
+    its bot's move does not apply, and it decides on the stored state rather than on the lost one
+    again and again."""
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await start_game(driver, group, [anya])
+    await legal_hand(driver, svc, anya)
+    await svc.driver.idle()
+    stored = await svc.storage.load_table(group.id, None)
+    assert stored is not None
+    deal = svc.tables.snapshot(stored).deal
+    assert deal is not None and deal.to_act == 0
+    lost = stored.model_copy(deep=True)
+    progress = game.play(lost, game.deal_of(lost), 0, deal.legal_actions(0)[0], random.Random(1))
+    while progress.deal is not None and progress.deal.to_act == 0:  # her decisions, up to a bot's turn
+        progress = game.play(lost, progress.deal, 0, progress.deal.legal_actions(0)[0], random.Random(1))
+    assert progress.deal is not None and progress.deal.to_act is not None, "a bot's turn"
+    lost.version, lost.revision = stored.version + 5, "lost"
+    decided = len(svc.stats.bot_waits)
+    svc.driver.show(svc.tables.snapshot(lost, progress=progress))
+    await asyncio.sleep(1.0)
+    assert len(svc.stats.bot_waits) - decided == 1, "one decision on the lost state, then none"
+    now = await svc.storage.load_table(group.id, None)
+    assert now is not None and now.stamp == stored.stamp, "no bot move was made on the lost state"
 
 
 def test_the_deal_cache_gives_no_deal_for_another_state_of_the_same_version() -> None:
