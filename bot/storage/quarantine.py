@@ -5,8 +5,9 @@ values, a key of the wrong type) is moved aside, not retried for ever.
 :func:`parse_table`. A table that does not parse is renamed to a key of its own
 (:func:`quarantine_key`, kept ``QUARANTINE_KEPT`` seconds for inspection) by one script that moves it
 only if it is still what was read, so of several processes finding it at once one moves it: that one
-logs one line (chat, key, why) and tells the chat, through ``RedisStorage.on_quarantine``. The chat
-then has no table: ``/newgame`` works at once, and every timer, bot move and render of the old table
+logs one line (chat, key, why) and tells the chat, through ``RedisStorage.on_quarantine``; a storage
+with none (a tool's, such as the soak's scan) leaves the table for the bot to move. The chat then
+has no table: ``/newgame`` works at once, and every timer, bot move and render of the old table
 finds none and stops, as for a deleted table.
 
 A document of a *newer* schema is not corrupt (a newer release wrote it during a rolling deploy): it
@@ -64,7 +65,7 @@ class TableReader:
         self, key: str, chat_id: int, thread_id: int | None, tell: Callable[[Quarantined], None] | None
     ) -> Table | None:
         """The table stored under ``key`` (see :func:`parse_table`); one that does not load is moved
-        aside, and ``tell`` told, by the one process that moves it."""
+        aside, and ``tell`` told, by the one process that moves it (none without ``tell``)."""
         for _ in range(3):  # a table made again since one was moved aside is read again
             try:  # bytes: a table that is not UTF-8 is corrupt, not a decoding error of the client
                 version, revision, data = await self.client.execute_command(
@@ -80,6 +81,9 @@ class TableReader:
                 why = str(e)
             else:
                 return table
+            if tell is None:  # a tool's storage (the soak's scan): the bot moves it, and tells the chat
+                _LOG.warning("the table under %s does not load (%s); left for the bot", key, why)
+                return None
             lost = Quarantined(chat_id, thread_id, key, quarantine_key(key, int(time.time() * 1000)), why)
             if await self.set_aside(lost, seen):
                 if tell is not None:

@@ -170,6 +170,21 @@ async def test_a_table_changed_meanwhile_is_not_moved_aside(
     assert len(told) == 1 and await storage.client.exists(key) == 0
 
 
+async def test_a_storage_that_cannot_tell_the_chat_leaves_a_corrupt_table_for_the_bot(
+    storage: RedisStorage, redis_url: str, told: list[Quarantined]
+) -> None:
+    key, dumped = await _corrupt(storage, "garbage bytes")
+    tool = RedisStorage.from_url(redis_url, prefix=storage.prefix)  # the soak's scan, say
+    try:
+        assert await tool.load_table(CHAT, None) is None
+        assert [t async for t in tool.tables()] == []
+    finally:
+        await tool.close()
+    assert await storage.client.dump(key) == dumped
+    assert await storage.load_table(CHAT, None) is None
+    assert len(told) == 1 and await storage.client.exists(key) == 0
+
+
 async def test_a_document_of_a_newer_schema_is_left_alone(
     storage: RedisStorage, told: list[Quarantined]
 ) -> None:
