@@ -66,19 +66,19 @@ class TableReader:
     ) -> Table | None:
         """The table stored under ``key`` (see :func:`parse_table`); one that does not load is moved
         aside, and ``tell`` told, by the one process that moves it (none without ``tell``)."""
+        seen: list[str | bytes]
         for _ in range(3):  # a table made again since one was moved aside is read again
             try:  # bytes: a table that is not UTF-8 is corrupt, not a decoding error of the client
                 version, revision, data = await self.client.execute_command(
                     "HMGET", key, "v", "r", "data", **{NEVER_DECODE: []}
                 )
-                seen = seen_args(version, data)
                 table = parse_table(version, revision, data)
             except ResponseError as e:
                 if not wrong_type(e):
                     raise
                 why, seen = "not a hash: a key of another type", ["other", "", ""]
             except Corrupt as e:
-                why = str(e)
+                why, seen = str(e), seen_args(version, data)
             else:
                 return table
             if tell is None:  # a tool's storage (the soak's scan): the bot moves it, and tells the chat

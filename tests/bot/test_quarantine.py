@@ -218,7 +218,12 @@ async def test_a_game_whose_table_is_corrupted_tells_its_chat_once_and_a_new_gam
     hand = await legal_hand(driver, svc, anya)  # bots have played up to her turn; her timers armed
     await svc.storage.save_chat_settings(group.id, ChatSettings(lang="en"))
     assert isinstance(svc.storage, RedisStorage)
-    await svc.storage.client.hset(svc.storage.table_key(group.id, None), "data", "plain text")  # type: ignore[misc]
+    # The whole hash written anew (a copy this process kept of its last save is refused by the
+    # compare-and-set, so every path reads it back: a change of "data" alone would be saved over).
+    key = svc.storage.table_key(group.id, None)
+    version = await svc.storage.client.hget(key, "v")  # type: ignore[misc]
+    await svc.storage.client.delete(key)
+    await svc.storage.client.hset(key, mapping={"v": version, "data": "plain text"})  # type: ignore[misc]
     lost_text = Tr("en")("table.lost")
 
     def notices() -> int:
