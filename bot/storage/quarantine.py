@@ -86,8 +86,7 @@ class TableReader:
                 return None
             lost = Quarantined(chat_id, thread_id, key, quarantine_key(key, int(time.time() * 1000)), why)
             if await self.set_aside(lost, seen):
-                if tell is not None:
-                    tell(lost)
+                tell(lost)
                 return None
             if not await self.client.exists(key):
                 return None  # moved aside by another process meanwhile

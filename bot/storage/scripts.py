@@ -49,10 +49,11 @@ return 1
 """
 )
 # KEYS[1] table, KEYS[2] history; ARGV: expected version and revision, archive JSON ('' for none),
-# history length.
+# history length. A table that is gone is not deleted again (0).
 DELETE = (
     _CHECK
     + """
+if not seen[1] then return 0 end
 redis.call('DEL', KEYS[1])
 if ARGV[3] ~= '' then
   redis.call('LPUSH', KEYS[2], ARGV[3])
