@@ -256,4 +256,7 @@ class BotDriver:
         elif progress is not None:
             await self.tables.publish(snap)
         else:
-            self._see(snap)  # the table moved on without this bot: decide again on what it is now
+            # The table moved on without this bot: decide again on what it is now. Read from storage
+            # (nothing was saved), so taken even if what this driver saw had a higher version: Redis
+            # may have gone back to an older state, and the state seen is lost.
+            self._latest[key] = snap

@@ -158,21 +158,23 @@ def timer_bucket(member: str, buckets: int) -> int:
 
 
 async def move_across_slots(
-    store: RedisStorage, old: int, new: int, data: str, version: int, ttl_ms: int
+    store: RedisStorage, old: int, new: int, data: str, stamp: tuple[int, str], revision: str, ttl_ms: int
 ) -> int:
     """Move a table from chat ``old`` to ``new`` when the two chats' keys are on different slots.
 
     No script can hold both, so: the copy is put in the new chat first (refused, -1, if it has a
     table), then the old one is compare-and-deleted; if that loses (0: the table changed since it was
     loaded) the copy is taken back. For a moment both chats hold the table; the old chat is dead
-    by then (Telegram has moved the group), so nobody plays it there. Returns 1 when moved.
+    by then (Telegram has moved the group), so nobody plays it there. ``stamp``: the old table's
+    version and revision as loaded; ``revision``: the copy's. Returns 1 when moved.
     """
-    put = await store.run_put_new(store.table_key(new, None), version + 1, data, ttl_ms)
+    version = stamp[0]
+    put = await store.run_put_new(store.table_key(new, None), version + 1, revision, data, ttl_ms)
     if put != 1:
         return -1
-    deleted = await store.run_delete(store.table_key(old, None), store.history_key(old), version)
+    deleted = await store.run_delete(store.table_key(old, None), store.history_key(old), stamp)
     if not deleted:
-        await store.run_delete(store.table_key(new, None), store.history_key(new), version + 1)
+        await store.run_delete(store.table_key(new, None), store.history_key(new), (version + 1, revision))
         return 0
     return 1
 
