@@ -33,12 +33,13 @@ class View:
     gone: bool = False
     #: When the updates behind the snapshots not yet rendered were taken (timed for the bench).
     taken: list[float] = field(default_factory=list)
-    #: Versions of the table that differ from an earlier one only in message ids the presenter
-    #: stored (see ``Presenter._keep``): version -> the version whose content it shows.
-    same: dict[int, int] = field(default_factory=dict)
-    #: The contents made for one content version (see ``Presenter._made``): the renders after a
+    #: States of the table (``Table.stamp``: version and revision) that differ from an earlier one
+    #: only in message ids the presenter stored (see ``Presenter._keep``): stamp -> the stamp whose
+    #: content it shows.
+    same: dict[tuple[int, str], tuple[int, str]] = field(default_factory=dict)
+    #: The contents made for one content stamp (see ``Presenter._made``): the renders after a
     #: message id is stored show the same texts and keyboards, and do not make them again.
-    made_at: tuple[str, int] | None = None
+    made_at: tuple[str, tuple[int, str]] | None = None
     made: dict[tuple[object, ...], Content] = field(default_factory=dict)
 
     @property
@@ -46,12 +47,12 @@ class View:
         """The newest state of the table shown."""
         return self.snap.table
 
-    def content_at(self) -> tuple[str, int]:
-        """What the newest snapshot shows: (table id, the version whose content it has)."""
+    def content_at(self) -> tuple[str, tuple[int, str]]:
+        """What the newest snapshot shows: (table id, the state whose content it has)."""
         table = self.table
-        return table.table_id, self.same.get(table.version, table.version)
+        return table.table_id, self.same.get(table.stamp, table.stamp)
 
-    def outdated(self, at: tuple[str, int]) -> bool:
+    def outdated(self, at: tuple[str, tuple[int, str]]) -> bool:
         """Whether a render of the content ``at`` must stop: the table is gone, or a newer state of
         it is known (a person left, a move was made, the deal ended): the next render shows that."""
         return self.gone or self.content_at() != at

@@ -8,9 +8,6 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import NamedTuple
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from bot.handlers.core import Core, TableKey
 from bot.handlers.game import FinishedDeal
 from bot.handlers.hand_view import finished_hand_content
@@ -20,6 +17,7 @@ from bot.handlers.rotation import as_seated
 from bot.handlers.table_view import summary_content
 from bot.handlers.usecase import Tables
 from bot.storage import Seat, Table
+from bot.storage.errors import STORAGE_DOWN
 from bot.storage.models import PendingSummary
 
 _LOG = logging.getLogger(__name__)
@@ -154,7 +152,7 @@ class Summaries:
             try:
                 await self.usecase.transact(key, change)
                 return
-            except (RedisConnectionError, RedisTimeoutError) as e:
+            except STORAGE_DOWN as e:
                 _LOG.warning("confirming the summary of table %s waits for storage: %s", key, e)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, STORAGE_RETRY_CAP)
