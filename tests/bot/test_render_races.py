@@ -13,12 +13,13 @@ from collections.abc import Callable
 
 import pytest
 
+from bot.handlers.codec import StopGame
 from bot.handlers.i18n import Tr
 from bot.handlers.services import Services
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.sandbox.records import ApiCall, Fault
 from bot.storage import Table
-from tests.bot.helpers import buttons, hand_of, play_until, start_game
+from tests.bot.helpers import buttons, hand_of, inject, play_until, start_game
 
 RU = Tr("ru")
 #: How long a race is held open: an answer held back, a "retry after" (the command must come first,
@@ -76,6 +77,16 @@ async def deal_ends_held(
     return fault
 
 
+async def stop_now(svc: Services, user: SimUser, group: SimGroup, message: StoredMessage) -> None:
+    """/stop confirmed at once: a match in play asks first, and its question would queue behind the
+    very messages these races hold, so the confirming button itself is tapped (put on ``message``)."""
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None
+    inject(message, svc.codec.data(group.id, None, table.table_id, 0, StopGame()))
+    tap = await user.tap(message, "👆")
+    assert not tap.show_alert, tap.answer_text
+
+
 async def test_a_person_who_leaves_as_a_deal_ends_never_gets_the_next_deals_hand(
     app: object, driver: Driver, svc: Services
 ) -> None:
@@ -111,9 +122,9 @@ async def test_stop_as_a_deal_ends_sends_nothing_of_the_next_deal(
 ) -> None:
     anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
     group = driver.add_group("Козлятник", [anya, boris])
-    await start_game(driver, group, [anya, boris])
+    lobby_message = await start_game(driver, group, [anya, boris])
     await deal_ends_held(driver, svc, group, [anya, boris], delay=HELD)
-    await anya.send(group, "/stop")
+    await stop_now(svc, anya, group, lobby_message)
     await stored_when(svc, group, lambda t: t is None, "the table stopped")
     assert not [c for c in sent_to(driver, group.id) if "Раздача №2" in str(c.params.get("text"))], "held"
     await quiet(driver, svc, HELD)
@@ -145,10 +156,10 @@ async def test_stop_while_a_hand_is_sent_anew_sends_nothing_more_and_does_not_lo
     is not sent, nothing is edited back to live, and nothing more comes (it used to repeat every 2 s)."""
     anya = driver.add_user("Аня")
     group = driver.add_group("Козлятник", [anya])
-    await start_game(driver, group, [anya])
+    lobby_message = await start_game(driver, group, [anya])
     await push_held(driver, svc, [anya], anya)
     since = len(driver.calls())
-    await anya.send(group, "/stop")
+    await stop_now(svc, anya, group, lobby_message)
     await stored_when(svc, group, lambda t: t is None, "the table stopped")
     assert not sent_to(driver, anya.id, since), "held"
     await quiet(driver, svc, RETRY + 2)
@@ -254,11 +265,11 @@ async def test_stop_before_a_deals_summary_is_out_closes_that_deals_messages(
     table message too."""
     anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
     group = driver.add_group("Козлятник", [anya, boris])
-    await start_game(driver, group, [anya, boris])
+    lobby_message = await start_game(driver, group, [anya, boris])
     await first_deal_over_unshown(driver, svc, group, [anya, boris], monkeypatch)
     hands = [m for user in (anya, boris) for m in user.dm.bot_messages if "раздача №1" in m.content]
     assert len(hands) == 2
-    await anya.send(group, "/stop")
+    await stop_now(svc, anya, group, lobby_message)
     await stored_when(svc, group, lambda t: t is None, "the table stopped")
     await quiet(driver, svc, 0.5)
 
