@@ -26,6 +26,7 @@ from bot.handlers.core import Core, TableKey, key_of
 from bot.handlers.game import FinishedDeal, Progress
 from bot.handlers.hand_view import finished_hand_content, hand_content
 from bot.handlers.i18n import Tr, pick_lang
+from bot.handlers.live_buttons import with_live_table
 from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.rotation import as_seated
@@ -263,7 +264,9 @@ class Presenter:
         made = self._made(view)
         content = made.get(("table", tr.lang))
         if content is None:
-            content = made[("table", tr.lang)] = live_content(tr, table, deal)
+            content = made[("table", tr.lang)] = with_live_table(
+                self.core, tr, table, live_content(tr, table, deal), private=False
+            )
         hint = await self.hints_on(table.chat_id)
         pushes: list[asyncio.Task[None]] = []
         if table.table_message_id is None:
@@ -291,7 +294,8 @@ class Presenter:
             made_key = ("hand", utr.lang, seat, shown, hint)
             hand = made.get(made_key)
             if hand is None:
-                hand = made[made_key] = hand_content(utr, codec, table, deal, shown, hint=hint)
+                dm = hand_content(utr, codec, table, deal, shown, hint=hint)
+                hand = made[made_key] = with_live_table(self.core, utr, table, dm, private=True)
             hand_id = table.hand_messages.get(seat)
             if hand_id is not None and push_due(table, deal, seat):
                 self._pushing[(table.table_id, seat)] = len(deal.moves)

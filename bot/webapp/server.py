@@ -4,9 +4,9 @@ Routes, added to whichever aiohttp application the bot already serves (the webho
 or one of their own in polling mode):
 
 * ``GET /webapp/`` and ``/webapp/static/…`` — the page (plain HTML, CSS and JavaScript modules);
-* ``POST /webapp/api/session`` ``{"init_data"}`` — Telegram's signed ``initData`` (its
-  ``start_param`` names the table) for a session token; 401 if unsigned or old, 403 if the link is
-  forged;
+* ``POST /webapp/api/session`` ``{"init_data", "link"}`` — Telegram's signed ``initData`` for a
+  session token; the table is named by its ``start_param`` (a direct link) or by ``link`` (the ``?t=``
+  of a DM button's URL); 401 if unsigned or old, 403 if the link is forged;
 * ``GET /webapp/api/state?token=`` — the table as the viewer may see it;
 * ``GET /webapp/api/events?token=&version=`` — Server-Sent Events, one ``state`` event a version
   (the whole state: a page that reconnects catches up with no gap), ``gone`` when the table ends;
@@ -21,6 +21,7 @@ Each user may make :data:`RATE` requests in :data:`RATE_WINDOW` seconds; beyond 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -68,7 +69,7 @@ class LiveTable:
         self,
         services: Callable[[], Services | None],
         bot_token: str,
-        hub: LiveHub,
+        hub: Callable[[], LiveHub | None],
         *,
         max_age: float = 24 * 3600,
         clock: Callable[[], float] = time.time,
@@ -76,7 +77,7 @@ class LiveTable:
         self._services = services
         self._bot_token = bot_token
         self.tokens = Tokens(bot_token)
-        self.hub = hub
+        self._hub = hub
         self.max_age = max_age
         self.clock = clock
         self._requests: dict[int, deque[float]] = defaultdict(deque)
@@ -96,8 +97,14 @@ class LiveTable:
     def _svc(self) -> Services:
         svc = self._services()
         if svc is None:
-            raise web.HTTPServiceUnavailable(text="starting")
+            raise _error(web.HTTPServiceUnavailable, "starting")
         return svc
+
+    def _live(self) -> LiveHub:
+        hub = self._hub()
+        if hub is None:
+            raise _error(web.HTTPServiceUnavailable, "starting")
+        return hub
 
     def _limit(self, user_id: int) -> None:
         now = time.monotonic()
@@ -150,8 +157,12 @@ class LiveTable:
         except InitDataError as e:
             raise _error(web.HTTPUnauthorized, f"initData {e.reason}") from None
         self._limit(user.user_id)
+        # A direct link's start parameter comes in initData; a DM button's web_app URL carries it as
+        # ``?t=`` and the page passes it on (signed by the bot either way).
+        given = body.get("link")
+        param = user.start_param or (given if isinstance(given, str) else "")
         try:
-            link = self.tokens.read_start_param(user.start_param or "")
+            link = self.tokens.read_start_param(param)
         except LinkError as e:
             raise _error(web.HTTPForbidden, f"link {e.reason}") from None
         svc = self._svc()
@@ -187,7 +198,7 @@ class LiveTable:
         )
         await response.prepare(request)
         await response.write(b"retry: 2000\n\n")
-        async with self.hub.watch((link.chat_id, link.thread_id)) as changed:
+        async with self._live().watch((link.chat_id, link.thread_id)) as changed:
             pinged = time.monotonic()
             while True:
                 changed.clear()
@@ -209,10 +220,8 @@ class LiveTable:
                 if self.clock() > session.expires:
                     await response.write(b"event: expired\ndata: {}\n\n")
                     break
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(changed.wait(), RECHECK)
-                except TimeoutError:
-                    pass
         return response
 
     async def _act(self, request: web.Request) -> web.Response:

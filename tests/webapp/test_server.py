@@ -60,9 +60,10 @@ class Page:
                 return state
 
     async def act(self, data: str) -> dict[str, Any]:
-        async with self.http.post(f"{self.base}/webapp/api/act", json={"token": self.token, "data": data}) as r:
-            body: dict[str, Any] = await r.json()
-            return body
+        body = {"token": self.token, "data": data}
+        async with self.http.post(f"{self.base}/webapp/api/act", json=body) as r:
+            answer: dict[str, Any] = await r.json()
+            return answer
 
     async def close(self) -> None:
         if self.task is not None:
@@ -73,7 +74,7 @@ class Page:
 async def live(app: AnyApplication, svc: Services) -> AsyncIterator[tuple[LiveTable, str]]:
     hub = LiveHub(svc.storage.client, svc.storage.prefix)  # type: ignore[attr-defined]
     svc.tables.renderers.append(hub)
-    table = LiveTable(lambda: svc, app.bot.token, hub)
+    table = LiveTable(lambda: svc, app.bot.token, lambda: hub)
     web_app = web.Application()
     table.add_routes(web_app)
     server = TestServer(web_app)
@@ -87,7 +88,8 @@ async def live(app: AnyApplication, svc: Services) -> AsyncIterator[tuple[LiveTa
 
 def init_data(token: str, user_id: int, name: str, start_param: str) -> str:
     user = json.dumps({"id": user_id, "first_name": name, "language_code": "ru"}, ensure_ascii=False)
-    return sign_init_data(token, {"auth_date": str(int(time.time())), "user": user, "start_param": start_param})
+    fields = {"auth_date": str(int(time.time())), "user": user, "start_param": start_param}
+    return sign_init_data(token, fields)
 
 
 async def test_a_person_plays_a_card_on_the_page_and_every_page_follows(
@@ -148,7 +150,8 @@ async def test_forged_expired_and_other_table_requests_are_refused(
             assert r.status == 403
         async with http.get(f"{base}/webapp/api/state", params={"token": "nonsense.token"}) as r:
             assert r.status == 401
-        old = table_app.tokens.issue(anya.id, TableLink(group.id, None, stored.table_id), now=time.time() - 7200)
+        link = TableLink(group.id, None, stored.table_id)
+        old = table_app.tokens.issue(anya.id, link, now=time.time() - 7200)
         async with http.get(f"{base}/webapp/api/state", params={"token": old}) as r:
             assert r.status == 401
         other = table_app.tokens.issue(anya.id, TableLink(group.id, None, "abcdef"), now=time.time())

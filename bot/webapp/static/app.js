@@ -189,7 +189,7 @@ async function start() {
   postEvent("web_app_setup_swipe_behavior", { allow_vertical_swipe: false });
   if (!initData) { document.body.replaceChildren(el("p", "", "Откройте стол кнопкой в Telegram. Open the table from Telegram.")); return; }
   const { status, body } = await api("session", { method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ init_data: initData }) });
+    body: JSON.stringify({ init_data: initData, link: new URLSearchParams(location.search).get("t") || "" }) });
   if (status !== 200) { document.body.replaceChildren(el("p", "", body.text || body.error || String(status))); return; }
   token = body.token;
   texts = body.texts;
