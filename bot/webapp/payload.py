@@ -17,7 +17,7 @@ from bot.engine import Deal, Phase, view_for
 from bot.engine.actions import Play
 from bot.engine.cards import Card
 from bot.engine.view import SeatView
-from bot.handlers.codec import Act, BadData, Codec
+from bot.handlers.codec import Act, BadData, Codec, Held
 from bot.handlers.hand_view import hand_content
 from bot.handlers.i18n import Tr
 from bot.handlers.table_view import live_content
@@ -78,13 +78,18 @@ def _seats(tr: Tr, table: Table, view: SeatView | None, seat: int | None) -> lis
                 "seat": i,
                 "name": plain(seat_name(tr, table, i)),
                 "kind": kind,
-                "level": s.level if s is not None and s.is_bot else None,
+                "level": _level(tr, s.level) if s is not None and s.is_bot else None,
                 "away": i in table.away,
                 "you": i == seat,
                 "cards": view.hand_sizes[i] if view is not None and i < len(view.hand_sizes) else None,
             }
         )
     return out
+
+
+def _level(tr: Tr, level: str | None) -> str | None:
+    key = f"level.{level}"
+    return tr(key) if level is not None and tr.has(key) else level
 
 
 def _card(tr: Tr, c: Card) -> dict[str, str]:
@@ -106,6 +111,8 @@ def _buttons(codec: Codec, tr: Tr, table: Table, deal: Deal, shown: int, hint: b
                     payload = None
                 if isinstance(payload, Act) and isinstance(payload.action, Play):
                     item["card"] = payload.action.card.code
+                elif isinstance(payload, Held):  # a card that may not be played now (a tap says why)
+                    item["card"] = payload.card.code
                 out.append(item)
             rows.append(out)
     return plain(content.text), rows

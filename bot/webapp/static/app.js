@@ -4,7 +4,7 @@
 const API = new URL("api/", new URL(".", location.href));
 const hash = new URLSearchParams(location.hash.slice(1));
 const initData = hash.get("tgWebAppData") || "";
-let token = "", texts = {}, state = null, events = null, busy = false;
+let token = "", texts = {}, state = null, events = null, busy = false, lastActed = "";
 
 function postEvent(type, data = {}) {
   // Telegram's clients take these events from a Mini App (the same calls telegram-web-app.js makes).
@@ -150,6 +150,7 @@ async function api(path, options = {}) {
 async function act(data) {
   if (busy) return;
   busy = true;
+  lastActed = data;
   try {
     const { body } = await api("act", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ token, data }) });
@@ -205,4 +206,6 @@ document.addEventListener("visibilitychange", () => {
   if (document.visibilityState === "visible" && token && (!events || events.readyState === EventSource.CLOSED)) follow();
 });
 
+// For the browser tests: the same taps a person makes, and the data of the last one.
+window.kozel = { act, lastActed: () => lastActed };
 start();
