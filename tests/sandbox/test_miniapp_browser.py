@@ -102,7 +102,8 @@ async def test_a_deal_played_on_the_live_table(sandbox: SandboxServer, tmp_path:
             # A stale tap (the button of a card already played) is refused in the DM's words.
             await app.locator("body").evaluate("() => window.kozel.act(window.kozel.lastActed())")
             await expect(app.locator("#toast")).to_be_visible()
-            await expect(app.locator("#toast")).to_contain_text(re.compile("уже сыграна|не ваш ход|прошлой раздачи|закончилась"))
+            refused = re.compile("уже сыграна|не ваш ход|прошлой раздачи|закончилась")
+            await expect(app.locator("#toast")).to_contain_text(refused)
             await page.screenshot(path=str(shots / "miniapp-stale.png"))
             # Cards that may not be played now stay cards (dimmed), never decision buttons.
             assert await app.locator("#decisions button").count() == 0
