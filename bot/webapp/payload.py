@@ -20,8 +20,8 @@ from bot.engine.view import SeatView
 from bot.handlers.codec import Act, BadData, Codec, Held
 from bot.handlers.hand_view import hand_content
 from bot.handlers.i18n import Tr
-from bot.handlers.table_view import live_content
-from bot.handlers.words import blind_seats, card_text, decider, seat_name, suit_text
+from bot.handlers.table_view import live_content, match_over_lines
+from bot.handlers.words import blind_seats, card_text, decider, seat_name, suit_text, tally_text
 from bot.storage import Table
 
 __all__ = ["payload_for", "seen_cards", "viewer_seat"]
@@ -131,6 +131,16 @@ def payload_for(
         "seat": seat,
         "title": plain(table.chat_title),
     }
+    if table.match is not None:
+        m = table.match
+        pairs = len(table.seats) == 4 and not m.scores  # a pair's penalty, kept on two sixes
+        out["match"] = {
+            "penalty": list(m.scores or m.penalty),
+            "target": table.rules.get("match_target"),
+            "tally": [tally_text(p) for p in m.penalty] if pairs else None,
+        }
+        if table.status == "over":
+            out["result"] = plain("\n".join(match_over_lines(tr, table)))
     if deal is None or table.status != "playing" or table.match is None:
         out["seats"] = _seats(tr, table, None, seat)
         return out
@@ -154,7 +164,6 @@ def payload_for(
         "pair_of": list(view.pair_of),
         "stock": view.stock_size,
     }
-    out["match"] = {"penalty": list(table.match.penalty), "target": table.rules.get("match_target")}
     out["table_text"] = plain(live_content(tr, table, deal).text)
     if watcher:
         talon = [c for c in view.talon if c in public_cards(deal)]

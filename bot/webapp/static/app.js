@@ -73,6 +73,7 @@ function render(s) {
   $("trump").textContent = deal && deal.trump ? `${t("trump")}: ${deal.trump}` : "";
   $("dealno").textContent = deal ? `№${deal.no}` : "";
   $("score").textContent = s.match ? `${t("penalty")}: ${s.match.penalty.join(" : ")}` : "";
+  $("tally").textContent = s.match && s.match.tally ? s.match.tally.join("   ") : "";
   const where = places(s.seats.length, s.seat);
   for (const pos of ["top", "left", "right", "bottom"]) $(`seat-${pos}`).replaceChildren();
   for (const seat of s.seats) {
@@ -96,7 +97,7 @@ function render(s) {
   }
   let status = "";
   if (s.status === "lobby") status = t("lobby");
-  else if (s.status === "over") status = t("over");
+  else if (s.status === "over") status = s.result || t("over");
   else if (s.hand && s.hand.your_turn) status = t("your_turn");
   else if (deal && deal.to_act !== null) status = t("turn_of", { name: s.seats[deal.to_act].name });
   $("status").textContent = status;
