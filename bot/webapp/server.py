@@ -33,12 +33,12 @@ from typing import Any
 from aiohttp import web
 
 from bot.handlers.codec import Act, BadData, Held, Tick
-from bot.handlers.faults import STORAGE_DOWN
 from bot.handlers.game import Notice, Refusal
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.play import pick_move, play_move
 from bot.handlers.services import Services
 from bot.storage import StaleWrite
+from bot.storage.errors import STORAGE_DOWN
 from bot.webapp.initdata import InitDataError, check_init_data
 from bot.webapp.live import RECHECK, LiveHub
 from bot.webapp.payload import payload_for
