@@ -18,6 +18,7 @@ from bot.engine.actions import Play
 from bot.engine.cards import Card
 from bot.engine.view import SeatView
 from bot.handlers.codec import Act, BadData, Codec, Held
+from bot.handlers.game import target_of
 from bot.handlers.hand_view import hand_content
 from bot.handlers.i18n import Tr
 from bot.handlers.table_view import live_content, match_over_lines
@@ -136,8 +137,8 @@ def payload_for(
         pairs = len(table.seats) == 4 and not m.scores  # a pair's penalty, kept on two sixes
         out["match"] = {
             "penalty": list(m.scores or m.penalty),
-            "target": table.rules.get("match_target"),
-            "tally": [tally_text(p) for p in m.penalty] if pairs else None,
+            "target": target_of(table),
+            "tally": [tally_text(p, target_of(table)) for p in m.penalty] if pairs else None,
         }
         if table.status == "over":
             out["result"] = plain("\n".join(match_over_lines(tr, table)))
