@@ -11,9 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from redis.exceptions import ClusterDownError, RedisClusterException
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import Update
 from telegram.ext import AIORateLimiter, Application, ContextTypes
 
@@ -26,6 +23,7 @@ from bot.handlers.outbox import Outbox, Pace
 from bot.handlers.services import Services, Settings
 from bot.storage import EmbeddedRedis, RedisStorage, Storage
 from bot.storage.budget import RedisBudget
+from bot.storage.errors import storage_down
 from bot.thinking import Thinker
 from bot.thinking.local import PoolThinker, workers_for
 from bot.thinking.stream import StreamThinker
@@ -41,8 +39,6 @@ _T = TypeVar("_T")
 #: Seconds a starting bot waits for its storage (a Redis restarting, a cluster's master failing
 #: over: Redis's default node timeout is 15 s) before it gives up and exits.
 STARTUP_STORAGE_WAIT = 90.0
-#: What a storage that is down for the moment raises (a cluster's "cannot be connected" included).
-_DOWN_AT_START = (RedisConnectionError, RedisTimeoutError, ClusterDownError, RedisClusterException)
 
 
 async def when_storage_answers(what: str, step: Callable[[], Awaitable[_T]]) -> _T:
@@ -52,8 +48,8 @@ async def when_storage_answers(what: str, step: Callable[[], Awaitable[_T]]) -> 
     while True:
         try:
             return await step()
-        except _DOWN_AT_START as e:
-            if waited >= STARTUP_STORAGE_WAIT:
+        except Exception as e:  # the one classification of "storage unavailable" (bot/storage/errors.py)
+            if not storage_down(e) or waited >= STARTUP_STORAGE_WAIT:
                 raise
             _LOG.warning("storage unavailable at start (%s): %s; trying again in %.1f s", what, e, pause)
             await asyncio.sleep(pause)
