@@ -31,6 +31,7 @@ from bot.handlers.freshness import Slot, Turn, View, holds, push_due
 from bot.handlers.game import Progress
 from bot.handlers.hand_view import hand_content
 from bot.handlers.i18n import Tr, pick_lang
+from bot.handlers.live_buttons import with_live_table
 from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content
 from bot.handlers.summaries import Summaries
@@ -244,7 +245,9 @@ class Presenter:
         made = self._made(view)
         content = made.get(("table", tr.lang))
         if content is None:
-            content = made[("table", tr.lang)] = live_content(tr, table, deal)
+            content = made[("table", tr.lang)] = with_live_table(
+                self.core, tr, table, live_content(tr, table, deal), private=False
+            )
         hint = await self.hints_on(table.chat_id)
         if view.outdated(at):
             return
@@ -277,7 +280,8 @@ class Presenter:
             made_key = ("hand", utr.lang, seat, shown, hint)
             hand = made.get(made_key)
             if hand is None:
-                hand = made[made_key] = hand_content(utr, codec, table, deal, shown, hint=hint)
+                dm = hand_content(utr, codec, table, deal, shown, hint=hint)
+                hand = made[made_key] = with_live_table(self.core, utr, table, dm, private=True)
             hand_id = table.hand_messages.get(seat)
             if hand_id is not None and push_due(table, deal, seat):
                 self._pushing[(table.table_id, seat)] = len(deal.moves)
