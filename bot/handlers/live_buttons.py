@@ -9,10 +9,24 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
+from bot.engine import Deal
 from bot.handlers.core import Core
+from bot.handlers.hand_view import hand_content
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
+from bot.handlers.table_view import live_content
 from bot.storage import Table
+
+
+def table_message(core: Core, tr: Tr, table: Table, deal: Deal) -> Content:
+    """The group's table message during a deal, with the live table's button."""
+    return with_live_table(core, tr, table, live_content(tr, table, deal), private=False)
+
+
+def hand_message(core: Core, tr: Tr, table: Table, deal: Deal, seat: int, *, hint: bool) -> Content:
+    """``seat``'s DM hand (``hint``: the chat allows hints), with the live table's button."""
+    content = hand_content(tr, core.codec, table, deal, seat, hint=hint)
+    return with_live_table(core, tr, table, content, private=True)
 
 
 def with_live_table(core: Core, tr: Tr, table: Table, content: Content, *, private: bool) -> Content:

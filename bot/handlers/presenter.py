@@ -29,13 +29,11 @@ from bot.handlers.codec import Link
 from bot.handlers.core import Core, TableKey, key_of
 from bot.handlers.freshness import Slot, Turn, View, holds, push_due
 from bot.handlers.game import Progress
-from bot.handlers.hand_view import hand_content
 from bot.handlers.i18n import Tr, pick_lang
-from bot.handlers.live_buttons import with_live_table
+from bot.handlers.live_buttons import hand_message, table_message
 from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content
 from bot.handlers.summaries import Summaries
-from bot.handlers.table_view import live_content
 from bot.handlers.ttlcache import TtlCache
 from bot.handlers.usecase import Change, Snapshot, Tables
 from bot.handlers.words import decider, seat_name
@@ -245,9 +243,7 @@ class Presenter:
         made = self._made(view)
         content = made.get(("table", tr.lang))
         if content is None:
-            content = made[("table", tr.lang)] = with_live_table(
-                self.core, tr, table, live_content(tr, table, deal), private=False
-            )
+            content = made[("table", tr.lang)] = table_message(self.core, tr, table, deal)
         hint = await self.hints_on(table.chat_id)
         if view.outdated(at):
             return
@@ -280,8 +276,7 @@ class Presenter:
             made_key = ("hand", utr.lang, seat, shown, hint)
             hand = made.get(made_key)
             if hand is None:
-                dm = hand_content(utr, codec, table, deal, shown, hint=hint)
-                hand = made[made_key] = with_live_table(self.core, utr, table, dm, private=True)
+                hand = made[made_key] = hand_message(self.core, utr, table, deal, shown, hint=hint)
             hand_id = table.hand_messages.get(seat)
             if hand_id is not None and push_due(table, deal, seat):
                 self._pushing[(table.table_id, seat)] = len(deal.moves)
