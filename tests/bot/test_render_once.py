@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-import bot.handlers.presenter as presenter_module
+import bot.handlers.live_buttons as live_buttons_module
 import bot.storage.invariants as invariants_module
 from bot.engine import Deal
 from bot.handlers.outbox import markup_json
@@ -32,7 +32,7 @@ async def test_each_hand_is_made_once_per_state_and_no_save_replays_the_deal(
     app: object, driver: Driver, svc: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made: Counter[tuple[int, int, int, int]] = Counter()
-    real_hand = presenter_module.hand_content
+    real_hand = live_buttons_module.hand_content
 
     def counting_hand(tr: Any, codec: Any, table: Table, deal: Deal, seat: int, **kw: Any) -> Any:
         assert table.match is not None
@@ -50,7 +50,7 @@ async def test_each_hand_is_made_once_per_state_and_no_save_replays_the_deal(
     group = driver.add_group("Козлятник", users)
     await start_game(driver, group, users)
     await hand_of(users[0])
-    monkeypatch.setattr(presenter_module, "hand_content", counting_hand)
+    monkeypatch.setattr(live_buttons_module, "hand_content", counting_hand)
     monkeypatch.setattr(invariants_module, "replay_checked", counting_replay)
 
     moves_before = len(svc.stats.tap_times)
