@@ -8,14 +8,14 @@ import random
 
 import pytest
 
-from bot.engine import Deal, Phase, Rules
+from bot.engine import Deal, Phase, Rules, Suit, card, cards, tables_for
 from bot.engine.actions import Play
 from bot.engine.ai.easy import EasyPlayer, _trick_key, choose_card, play_out
 from bot.engine.ai.knowledge import STOCK, Knowledge, eggs_before_of, knowledge
 from bot.engine.ai.sample import _place, true_world
 from bot.engine.ai.trick import finish
 from bot.engine.ai.world import N_SEATS, Static, World, bits_of, rollout
-from bot.engine.cards import ALL_CARDS
+from bot.engine.cards import ALL_CARDS, mask_of
 from bot.engine.view import view_for
 from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
@@ -69,6 +69,34 @@ def test_play_out_is_the_plain_playout_after_the_trick(rules: Rules) -> None:
             assert w.hands == hands  # the world is not changed
             compared += 1
     assert compared
+
+
+def _lead_end(
+    rules: Rules, hands: list[int], lead: str
+) -> tuple[tuple[int, int, int, int], tuple[int, int, int]]:
+    """Seat 0 leads ``lead`` in ``hands``: the key the rule player shares the trick's end by (its
+    cards above the winner narrowed to those of the seats after him) and the end :func:`finish` gives."""
+    s = Static(rules, tables_for(rules, Suit.DIAMONDS))
+    plays = [(0, card(lead).bit)]
+    e, winner, above, shown = _trick_key(s, plays)
+    rest_cards = hands[1] | hands[2] | hands[3]
+    return (e, winner, rest_cards & above, shown), finish(s, hands, plays, (1, 2, 3))
+
+
+def test_a_lower_matador_led_is_told_apart_from_a_plain_trump_led_under_matadors() -> None:
+    # Seat 0 weighs leading the ♦J or the ♦A; nobody after him holds a trump between them (the ♦J is his
+    # own). Seat 2's only trump is the ♥Q: under ``matadors`` the ♦J, a lower matador, spares it, and it
+    # smears its ♠A on its partner's trick; the ♦A makes it follow with the ♥Q, which wins.
+    hands = [mask_of(cards(h)) for h in ("JD AD", "8S 9S", "QH AS", "7S KS")]
+    rules = Rules.make("classic", matadors=True)
+    key_j, end_j = _lead_end(rules, hands, "JD")
+    key_a, end_a = _lead_end(rules, hands, "AD")
+    assert end_j == (0, 2 + 0 + 11 + 0, -1) and end_a == (2, 11 + 0 + 3 + 0, -1)
+    assert key_j != key_a
+    # Without ``matadors`` both leads make seat 2 follow with the ♥Q: they share one end.
+    plain = Rules.make("classic")
+    (key_j, end_j), (key_a, end_a) = _lead_end(plain, hands, "JD"), _lead_end(plain, hands, "AD")
+    assert key_j == key_a and end_j[0] == end_a[0] == 2
 
 
 def _reference_place(k: Knowledge, rng: random.Random, strict: bool) -> tuple[list[int], list[int]] | None:

@@ -318,18 +318,25 @@ class _Ctx:
 
 def _trick_key(s: Static, plays: list[tuple[int, int]]) -> tuple[int, int, int, int]:
     """What the seats still to play in a trick see of it (:func:`finish`): the suit led, the seat
-    winning it, the cards that would beat his (:func:`beaters`) and whether the last card is the ♣Q or
-    the шмон (the cards before it are the same for every card weighed). The policy compares the
-    winning card only with their cards, so two winning cards none of theirs falls between get the
-    same answers."""
-    e = s.eff[plays[0][1].bit_length() - 1]
+    winning it, the cards that would beat his (:func:`beaters`) and the cards played they answer to
+    beyond those: the last card if it is the ♣Q or the шмон (the cards before it are the same for every
+    card weighed) and, under ``matadors``, the card led if it is a matador — it spares a seat whose
+    only trumps are higher matadors from following (:func:`~bot.engine.play.follow_mask`), which a
+    plain trump led does not, so leading the ♦J and the ♦A may be answered differently though nobody
+    after holds a card between them. The policy compares the winning card only with their cards, so
+    two winning cards none of theirs falls between get the same answers."""
+    led = plays[0][1]
+    e = s.eff[led.bit_length() - 1]
     rows = s.strength[e]
     ws, wp = -1, -2
     for seat, b in plays:
         p = rows[seat][b.bit_length() - 1]
         if p > wp:
             ws, wp = seat, p
-    return e, ws, beaters(s)[e][wp + 2], plays[-1][1] & s.special
+    shown = plays[-1][1] & s.special
+    if s.matadors:
+        shown |= led & s.mat_mask
+    return e, ws, beaters(s)[e][wp + 2], shown
 
 
 def play_out(w: World, rest: list[int], draws: list[float]) -> float:
