@@ -173,8 +173,7 @@ class KozelApplication(Application):  # type: ignore[type-arg]
         if live is not None:
             # Every saved version goes out on Redis for the open pages of every instance.
             hub = LiveHub(getattr(store, "client", None), getattr(store, "prefix", ""))
-            svc.links = live.tokens
-            svc.tables.renderers.append(hub)
+            live.attach(svc, hub)
             self.bot_data[LIVE_HUB] = hub
         self.bot_data["svc"] = svc
         # Games live in Redis, not in this process: pick up the ones a bot player was thinking in.

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bot.handlers.codec import Codec
@@ -129,6 +129,8 @@ class Core:
     rng: random.Random = field(default_factory=random.SystemRandom)
     #: Signs the live table's links (made from the bot token); None: the live table is off.
     links: Tokens | None = None
+    #: Who has the live table's page open at a table (any instance); None: the live table is off.
+    live_present: Callable[[Table], Awaitable[frozenset[int]]] | None = None
     stats: Stats = field(init=False)
 
     def __post_init__(self) -> None:

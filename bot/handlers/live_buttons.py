@@ -18,6 +18,19 @@ from bot.handlers.table_view import live_content
 from bot.storage import Table
 
 
+async def on_page(core: Core, table: Table) -> frozenset[int]:
+    """Who at ``table`` has the live table's page open (any instance): the bot spends no private call
+    on their hands, whose state and turns the page shows."""
+    return await core.live_present(table) if core.live_present is not None else frozenset()
+
+
+def everyone(table: Table, present: frozenset[int]) -> bool:
+    """Whether every person seated at ``table`` has the page open: the group's table message then
+    shows each trick once it is done rather than each card (the players follow the page)."""
+    people = [p.user_id for _, p in table.humans]
+    return bool(people) and all(user in present for user in people)
+
+
 def table_message(core: Core, tr: Tr, table: Table, deal: Deal) -> Content:
     """The group's table message during a deal, with the live table's button."""
     return with_live_table(core, tr, table, live_content(tr, table, deal), private=False)

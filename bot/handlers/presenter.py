@@ -30,7 +30,7 @@ from bot.handlers.core import Core, TableKey, key_of
 from bot.handlers.freshness import Slot, Turn, View, holds, push_due
 from bot.handlers.game import Progress
 from bot.handlers.i18n import Tr, pick_lang
-from bot.handlers.live_buttons import hand_message, table_message
+from bot.handlers.live_buttons import everyone, hand_message, on_page, table_message
 from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content
 from bot.handlers.summaries import Summaries
@@ -245,6 +245,7 @@ class Presenter:
         if content is None:
             content = made[("table", tr.lang)] = table_message(self.core, tr, table, deal)
         hint = await self.hints_on(table.chat_id)
+        present = await on_page(self.core, table)  # their hands and turns are on the live table
         if view.outdated(at):
             return
         pushes: list[asyncio.Task[None]] = []
@@ -260,13 +261,14 @@ class Presenter:
         else:
             # Mid-trick states may wait; a finished trick or a decision is shown at the first chance.
             urgent = not (deal.trick and deal.phase is Phase.PLAY)
-            outbox.edit(table.chat_id, table.table_message_id, content, urgent=urgent)
+            if urgent or not everyone(table, present):  # all on the page: each trick once it is done
+                outbox.edit(table.chat_id, table.table_message_id, content, urgent=urgent)
         for seat, person in table.humans:
             assert person.user_id is not None
             if seat in table.blocked and seat in table.away:
                 continue  # they blocked the bot (bot/handlers/faults.py): no DMs until they are back
-            if (table.table_id, seat) in self._pushing:
-                continue  # its hand is on its way as a new message; shown again once it is there
+            if (table.table_id, seat) in self._pushing or person.user_id in present:
+                continue  # its hand is on its way as a new message, or on the live table
             utr = await self.user_tr(person)
             if view.outdated(at):
                 break  # e.g. the person left meanwhile: the seat's hand is not theirs to see

@@ -28,6 +28,8 @@ _LOG = logging.getLogger(__name__)
 RECHECK = 5.0
 #: Seconds to wait before subscribing again after the subscription failed.
 RETRY = 1.0
+#: Seconds a page counts as open after its last sign of life (it renews every :data:`RECHECK`).
+PRESENT_FOR = 3 * RECHECK
 
 
 class LiveHub:
@@ -35,6 +37,7 @@ class LiveHub:
 
     def __init__(self, client: Any, prefix: str = "") -> None:
         self.client = client
+        self.prefix = prefix
         self.channel = f"{prefix}kozel:live"
         self._pages: dict[TableKey, set[asyncio.Event]] = defaultdict(set)
         self._tasks: set[asyncio.Task[None]] = set()
@@ -56,6 +59,34 @@ class LiveHub:
             self.published += 1
         except (RedisError, OSError) as e:  # the pages catch up at their next check
             _LOG.warning("live table: could not publish %s: %s", message, e)
+
+    def _open_key(self, key: TableKey) -> str:
+        chat, thread = key
+        return f"{self.prefix}kozel:{{{chat}}}:live:{thread or 0}:open"
+
+    async def here(self, key: TableKey, user_id: int, now: float) -> None:
+        """``user_id`` has the table's page open (renewed by each open page every few seconds)."""
+        open_key = self._open_key(key)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hset(open_key, str(user_id), str(now + PRESENT_FOR))
+        pipe.expire(open_key, int(PRESENT_FOR) + 1)
+        await pipe.execute()
+
+    async def left(self, key: TableKey, user_id: int) -> None:
+        """``user_id`` closed the page (or it went quiet)."""
+        await self.client.hdel(self._open_key(key), str(user_id))
+
+    async def present(self, key: TableKey, now: float) -> frozenset[int]:
+        """Who has the table's page open, on any instance."""
+        found = await self.client.hgetall(self._open_key(key))
+        out = set()
+        for user, until in found.items():
+            try:
+                if float(until) >= now:
+                    out.add(int(user))
+            except ValueError:
+                continue
+        return frozenset(out)
 
     def wake(self, key: TableKey) -> None:
         """Wake this instance's pages of one table."""

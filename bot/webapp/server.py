@@ -82,6 +82,14 @@ class LiveTable:
         self.clock = clock
         self._requests: dict[int, deque[float]] = defaultdict(deque)
 
+    def attach(self, svc: Services, hub: LiveHub) -> None:
+        """Turn the live table on for the bot's services: its links on the table message and the
+        hands, every saved version published through ``hub``, and no DM calls for a person's hand
+        while their page is open."""
+        svc.links = self.tokens
+        svc.live_present = lambda table: hub.present((table.chat_id, table.thread_id), self.clock())
+        svc.tables.renderers.append(hub)
+
     def add_routes(self, app: web.Application) -> None:
         """Serve the page and its API from ``app``."""
         r = app.router
@@ -198,10 +206,34 @@ class LiveTable:
         )
         await response.prepare(request)
         await response.write(b"retry: 2000\n\n")
-        async with self._live().watch((link.chat_id, link.thread_id)) as changed:
+        hub, key = self._live(), (link.chat_id, link.thread_id)
+        try:
+            await self._stream(svc, session, hub, response, last)
+        finally:
+            # The page is closed (or gone quiet): its person's DM hand is brought up to date.
+            with contextlib.suppress(*STORAGE_DOWN):
+                await hub.left(key, session.user_id)
+                snap = await svc.tables.load(key)
+                if snap is not None and snap.table.seat_of(session.user_id) is not None:
+                    svc.presenter.show(snap)
+        return response
+
+    async def _stream(
+        self, svc: Services, session: Session, hub: LiveHub, response: web.StreamResponse, last: int
+    ) -> None:
+        """Send the table's state at every saved version until the table is gone or the session ends;
+        meanwhile the viewer counts as present (no DM calls for their hand)."""
+        link = session.link
+        key = (link.chat_id, link.thread_id)
+        async with hub.watch(key) as changed:
             pinged = time.monotonic()
+            present_at = -RECHECK
             while True:
                 changed.clear()
+                if time.monotonic() - present_at >= RECHECK:
+                    with contextlib.suppress(*STORAGE_DOWN):
+                        await hub.here(key, session.user_id, self.clock())
+                        present_at = time.monotonic()
                 try:
                     state = await self._payload(svc, session)
                 except STORAGE_DOWN:
@@ -222,7 +254,6 @@ class LiveTable:
                     break
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(changed.wait(), RECHECK)
-        return response
 
     async def _act(self, request: web.Request) -> web.Response:
         body = await _json(request)
