@@ -112,6 +112,13 @@ def void_notes(tr: Tr, table: Table) -> list[str]:
 QUEENS = mask_of([Card(Rank.QUEEN, s) for s in SUITS])
 
 
+def _event_line(tr: Tr, table: Table, index: int, deal: Deal, event: str) -> str:
+    """A summary's line for one event; a redeal says whose four queens (or that the deck ran out)."""
+    if event == "redeal":
+        return _void_note(tr, table, index, deal, event, card_player(tr, table, index, deal.dealer, None))
+    return tr(f"event.{event}")
+
+
 def _void_note(tr: Tr, table: Table, index: int, deal: Deal, event: str, dealer: str) -> str:
     """Why the deal at ``index`` was void; a redeal names who held the four queens (or says the
     brag's deck ran out: the mirror or fishing found no card to lay)."""
@@ -186,7 +193,7 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
     lines.extend(trick_line(tr, table, i + 1, t, index) for i, t in enumerate(result.tricks))
     lines.append("")
     if three_seats(table):
-        lines.extend(tr(f"event.{e}") for e in EVENTS if e in result.events)
+        lines.extend(_event_line(tr, table, index, deal, e) for e in EVENTS if e in result.events)
         why = next((tr(f"cat.{e}") for e in CATEGORIES if e in result.events), "")
         lines.extend(sochi_view.summary_lines(tr, table, deal, index, why))
         return _ending(tr, codec, table, index, lines)
@@ -223,7 +230,7 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
                     )
                 )
         elif e in result.events:
-            lines.append(tr(f"event.{e}"))
+            lines.append(_event_line(tr, table, index, deal, e))
     for pair in (0, 1):
         if result.penalty[pair]:
             why = next((tr(f"cat.{e}") for e in CATEGORIES if e in result.events), "")

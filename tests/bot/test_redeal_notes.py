@@ -11,8 +11,9 @@ from typing import Any
 
 from bot.engine import Deal, Discard, Rules, cards
 from bot.handlers import game
+from bot.handlers.codec import Codec
 from bot.handlers.i18n import Tr
-from bot.handlers.table_view import live_content
+from bot.handlers.table_view import live_content, summary_content
 from bot.storage import MatchState, Seat, Table
 from tests.engine.sochi_helpers import sochi_deck
 
@@ -66,3 +67,26 @@ def test_redeal_note_of_a_brag_whose_deck_ran_out_names_no_queens() -> None:
     ru, en = _next_table(Rules.parse(record["rules"]), record)
     assert "♻️ Пересдача: в хвалёже кончилась колода. Снова сдаёт Аня." in ru and "дамы" not in ru
     assert "♻️ Redeal: the deck ran out during the brag. Аня deals again." in en
+
+
+def _summary(rules: Rules, record: dict[str, Any], lang: str) -> str:
+    """The group's summary of the void deal ``record`` at a table of Аня, Борис, Вера, Гена."""
+    names = ["Аня", "Борис", "Вера", "Гена"][: rules.seats]
+    seats: list[Seat | None] = [Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate(names)]
+    table = Table(table_id="rd2", chat_id=-100, creator_id=1, rules=rules.to_json(), seats=seats)
+    table.match = MatchState(
+        first_dealer=record["dealer"], dealer=record["dealer"], deals=[record], deal_seq=2
+    )
+    return summary_content(Tr(lang), Codec(b"k"), table, 0).text
+
+
+def test_a_redeal_summary_says_whose_four_queens_or_that_the_deck_ran_out() -> None:
+    dealt = json.loads((RECORDS / "classic_redeal.json").read_text())
+    void = game.replay(dealt)
+    holder = next(s for s in range(4) if sum(c.code[0] == "Q" for c in void.hand(s)) == 4)
+    name = ["Аня", "Борис", "Вера", "Гена"][holder]
+    assert f"все четыре дамы у одного игрока — {name}" in _summary(Rules.make("classic"), dealt, "ru")
+    assert f"{name} holds all four queens" in _summary(Rules.make("classic"), dealt, "en")
+    ran_out = json.loads((RECORDS / "classic_brag_mirror_runs_out.json").read_text())
+    ru = _summary(Rules.parse(ran_out["rules"]), ran_out, "ru")
+    assert "кончилась колода" in ru and "дамы" not in ru
