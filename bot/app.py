@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from redis.exceptions import ClusterDownError, RedisClusterException
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import Update
 from telegram.ext import AIORateLimiter, Application, ContextTypes
 
@@ -27,6 +32,28 @@ from bot.thinking.stream import StreamThinker
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 _LOG = logging.getLogger(__name__)
+_T = TypeVar("_T")
+#: Seconds a starting bot waits for its storage (a Redis restarting, a cluster's master failing
+#: over: Redis's default node timeout is 15 s) before it gives up and exits.
+STARTUP_STORAGE_WAIT = 90.0
+#: What a storage that is down for the moment raises (a cluster's "cannot be connected" included).
+_DOWN_AT_START = (RedisConnectionError, RedisTimeoutError, ClusterDownError, RedisClusterException)
+
+
+async def when_storage_answers(what: str, step: Callable[[], Awaitable[_T]]) -> _T:
+    """``await step()``, again while storage is down (up to :data:`STARTUP_STORAGE_WAIT` seconds):
+    a bot started while a master fails over waits for its replica rather than exit."""
+    waited, pause = 0.0, 0.5
+    while True:
+        try:
+            return await step()
+        except _DOWN_AT_START as e:
+            if waited >= STARTUP_STORAGE_WAIT:
+                raise
+            _LOG.warning("storage unavailable at start (%s): %s; trying again in %.1f s", what, e, pause)
+            await asyncio.sleep(pause)
+            waited += pause
+            pause = min(pause * 2, 5.0)
 
 
 def build_application(
@@ -134,10 +161,10 @@ class KozelApplication(Application):  # type: ignore[type-arg]
         faults.install(svc)
         self.bot_data["svc"] = svc
         # Games live in Redis, not in this process: pick up the ones a bot player was thinking in.
-        resumed = await svc.driver.resume()
+        resumed = await when_storage_answers("resuming the games", svc.driver.resume)
         if resumed:
             _LOG.info("resumed %d table(s) waiting for a bot player", resumed)
-        await svc.timers.resume()
+        await when_storage_answers("resuming the timers", svc.timers.resume)
         try:
             await set_commands(self)
         except Exception as e:  # the menu is a nicety; the bot works without it

@@ -13,6 +13,8 @@ from typing import Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.storage.cluster import cluster_seeds, is_cluster_url
+
 _TOKEN = re.compile(r"^\d{5,}:[A-Za-z0-9_-]{30,}$")
 #: Telegram accepts 1-256 characters A-Z, a-z, 0-9, _ and - as a webhook secret token.
 _SECRET = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
@@ -29,7 +31,9 @@ class Config(BaseSettings):
 
     bot_token: SecretStr | None = Field(None, description="the token from @BotFather; unset: local sandbox")
     redis_url: str | None = Field(
-        None, description="redis://host:port/db, or redis+cluster://node:port; unset: an embedded Redis"
+        None,
+        description="redis://host:port/db, or redis+cluster://host1:port1,host2:port2,... (seed nodes "
+        "of a Redis Cluster); unset: an embedded Redis",
     )
     bot_api_base_url: str | None = Field(
         None, description="a self-hosted Bot API server or an emulator, e.g. http://localhost:8081/bot"
@@ -76,9 +80,11 @@ class Config(BaseSettings):
         schemes = ("redis://", "rediss://", "unix://", "redis+cluster://", "rediss+cluster://")
         if v and not v.startswith(schemes):
             raise ValueError(
-                "must start with redis://, rediss:// or unix:// (one Redis), "
-                "or redis+cluster:// or rediss+cluster:// (any node of a Redis Cluster)"
+                "must start with redis://, rediss:// or unix:// (one Redis), or redis+cluster:// "
+                "or rediss+cluster:// (seed nodes of a Redis Cluster: host1:port1,host2:port2,...)"
             )
+        if v and is_cluster_url(v):
+            cluster_seeds(v)  # its ValueError says which seed is malformed
         return v or None
 
     @field_validator("bot_api_base_url", "webhook_url")

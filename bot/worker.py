@@ -3,10 +3,10 @@
 Each process takes decisions from the Redis Stream the instances add them to (``BOT_THINKING=redis``,
 :mod:`bot.thinking.stream`), one at a time, and answers on the asking instance's reply stream. Start
 as many as there are cores to spare, on any machine that reaches the Redis (``REDIS_URL``, a single
-Redis or ``redis+cluster://``): ``python -m bot.worker --processes 4``. SIGTERM or Ctrl-C stops them
-after the decision in hand; a process killed mid-decision leaves the job to another (``XAUTOCLAIM``).
-Each process touches the heartbeat file in ``DATA_DIR`` every 15 s, so the image's health check
-(``python -m bot.healthcheck``) holds for a worker container too.
+Redis or a cluster's ``redis+cluster://`` seeds): ``python -m bot.worker --processes 4``. SIGTERM or
+Ctrl-C stops them after the decision in hand; a process killed mid-decision leaves the job to another
+(``XAUTOCLAIM``). Each process touches the heartbeat file in ``DATA_DIR`` every 15 s, so the image's
+health check (``python -m bot.healthcheck``) holds for a worker container too.
 """
 
 from __future__ import annotations
@@ -25,8 +25,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from redis.exceptions import ResponseError
+
 from bot.healthcheck import HEARTBEAT
 from bot.storage import RedisStorage
+from bot.storage.cluster import cluster_seeds, is_cluster_url
 from bot.thinking.job import NICE, pack, think, unpack
 from bot.thinking.stream import CLAIM_AFTER, GROUP, REPLY_TTL, ensure_group, jobs_key
 
@@ -73,13 +76,27 @@ class Worker:
                         await self._handle(entry_id, fields)
                 except asyncio.CancelledError:
                     raise
-                except Exception as e:  # Redis restarting or failing over: wait for it
-                    _LOG.warning("worker %s: %s", self.name, e)
-                    await asyncio.sleep(0.5)
+                except Exception as e:
+                    await self._recover(e)
         finally:
             # The jobs it held (none, between jobs) would be claimed by another worker anyway.
             with contextlib.suppress(Exception):
                 await self.client.xgroup_delconsumer(self.jobs, GROUP, self.name)
+
+    async def _recover(self, error: Exception) -> None:
+        """After a failed step: create the group again if it is gone, else wait a moment for Redis
+        (restarting, failing over)."""
+        if isinstance(error, ResponseError) and str(error).startswith("NOGROUP"):
+            # The stream or its group was deleted (a DEL, a FLUSHALL, a failover to a replica that
+            # never had them): without the group no job would ever be taken again.
+            _LOG.warning("worker %s: the jobs' group is gone; creating it again (%s)", self.name, error)
+            try:
+                await ensure_group(self.client, self.prefix)
+                return
+            except Exception as e:
+                error = e
+        _LOG.warning("worker %s: %s", self.name, error)
+        await asyncio.sleep(0.5)
 
     async def _next(self) -> list[tuple[str, dict[str, str]]]:
         """A job a dead worker left (idle :attr:`claim_after` s), else the next new one (waits ≤ 1 s)."""
@@ -144,6 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.redis_url:
         print("REDIS_URL: needed (the Redis the bot instances use)", file=sys.stderr)
         return 2
+    if is_cluster_url(args.redis_url):
+        try:
+            cluster_seeds(args.redis_url)
+        except ValueError as e:
+            print(f"REDIS_URL: {e}", file=sys.stderr)
+            return 2
     n = args.processes if args.processes > 0 else max(1, os.cpu_count() or 1)
     if n == 1:
         _process(args.redis_url, args.prefix)

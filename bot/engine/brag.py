@@ -74,11 +74,11 @@ class BragState:
         return self.leader >= 0
 
 
-def start(deal: DealCore) -> BragState:
-    """Open the brag of a classic deal after the first (trump is already known); its state."""
+def state_for(deal: DealCore) -> BragState:
+    """The state of the brag of a classic deal after the first, not yet begun (see :func:`start`)."""
     bragger = deal.left
     n = deal.rules.seats
-    st = BragState(
+    return BragState(
         bragger=bragger,
         turns=[(bragger + k) % n for k in range(n)],
         stock=list(deal.deck),
@@ -86,12 +86,17 @@ def start(deal: DealCore) -> BragState:
         hand_size=deal.rules.hand_size,
         took=[0] * n,
     )
+
+
+def start(deal: DealCore, st: BragState) -> None:
+    """Open the brag ``st`` (trump is already known). The deal keeps ``st`` before this: a brag that
+    takes no decision (``fishing``) runs to the first lead here, and the blinds' stacks are made from
+    what it received."""
     opts = deal.rules.options
     if isinstance(opts, ClassicOptions) and opts.brag_choice:
-        deal.wait_for(Phase.BRAG_KIND, bragger)
+        deal.wait_for(Phase.BRAG_KIND, st.bragger)
     else:
         begin(deal, st, deal.rules.brag_kind(deal.deal_no))
-    return st
 
 
 def begin(deal: DealCore, st: BragState, kind: BragKind) -> None:

@@ -52,7 +52,7 @@ from bot.engine.phase import Phase as Phase  # re-exported: Phase and Trick were
 from bot.engine.phase import Trick as Trick
 from bot.engine.play import GOES_ON, PlayState, play_rules
 from bot.engine.result import DealResult as DealResult
-from bot.engine.rules import ClassicOptions, Rules
+from bot.engine.rules import VERSION, ClassicOptions, Rules
 from bot.engine.seats import CLOCKWISE as CLOCKWISE
 from bot.engine.seats import N_SEATS as N_SEATS
 from bot.engine.seats import PAIR_OF as PAIR_OF
@@ -117,11 +117,16 @@ class Deal:
         eggs_before: int = 0,
         *,
         checked: bool = False,
+        version: int = VERSION,
     ) -> None:
         #: How many seats play (4; 3 in ``sochi``).
         self.n = n = rules.seats
         if dealer not in range(n):
             raise KozelError(f"dealer must be a seat 0-{n - 1}, not {dealer!r}")
+        if version not in range(1, VERSION + 1):
+            raise KozelError(f"version must be 1-{VERSION}, not {version!r}")
+        #: The reading of the rules this deal is played by (:data:`bot.engine.rules.VERSION`).
+        self.version = version
         if deal_no < 1:
             raise KozelError(f"deal_no starts at 1, not {deal_no!r}")
         self.rules = rules
@@ -236,7 +241,8 @@ class Deal:
         if isinstance(self.rules.options, ClassicOptions):  # classic and the presets built on it
             self.set_trump(self.rules.fixed_trump_suit or Suit.DIAMONDS)
             if self.deal_no > 1:
-                self.brag = brag.start(self)
+                self.brag = brag.state_for(self)
+                brag.start(self, self.brag)
                 return
             self.one_at_a_time(self.deck, self.left)
             if self.redeal_if_four_queens():
@@ -259,7 +265,8 @@ class Deal:
         elif preset == "sochi":
             self.set_trump(self.rules.fixed_trump_suit or Suit.DIAMONDS)
             if self.deal_no > 1:
-                self.brag = brag.start(self)
+                self.brag = brag.state_for(self)
+                brag.start(self, self.brag)
                 return
             sochi.deal_first(self, self.talon)
         elif preset == "tricks":
@@ -385,14 +392,16 @@ class Deal:
 
     def _stacks(self) -> tuple[tuple[int, ...], ...]:
         """Each blind's face-down stack, top card first: its hand in the order received (a card received
-        twice — excess sent back and dealt again — lies where it was received last); ``()`` for others."""
+        twice — excess sent back and dealt again — lies where it was received last); ``()`` for others.
+        Version 1 stacked the cards of a brag that took no decision (``fishing``) in deck order."""
         blinds = self.rules.blind_seats
         if not blinds:
             return ()
         out: list[tuple[int, ...]] = [()] * N_SEATS
+        brag = self.brag if self.version > 1 or self.moves else None
         for seat in blinds:
             hand = self._cards.hands[seat]
-            order = self.brag.received[seat] if self.brag is not None else self.deck
+            order = brag.received[seat] if brag is not None else self.deck
             stack: list[int] = []
             for c in reversed(order):
                 if hand & c.bit and c.bit not in stack:
@@ -568,6 +577,8 @@ class Deal:
         }
         if self.eggs_before:
             rec["eggs_before"] = self.eggs_before
+        if self.version > 1:
+            rec["version"] = self.version
         return rec
 
     @property

@@ -149,7 +149,14 @@ def replay_checked(
     try:
         rules = rules or Rules.parse(record["rules"])
         deck = [Card.parse(code) for code in record["deck"]]
-        deal = Deal(rules, deck, record["dealer"], record.get("deal_no", 1), record.get("eggs_before", 0))
+        deal = Deal(
+            rules,
+            deck,
+            record["dealer"],
+            record.get("deal_no", 1),
+            record.get("eggs_before", 0),
+            version=record.get("version", 1),
+        )
     except (KozelError, KeyError, TypeError) as e:
         return None, [f"the deal cannot be dealt: {e}"]
     problems: list[str] = []

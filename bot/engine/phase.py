@@ -97,6 +97,8 @@ class DealCore(Protocol):
     #: The seat left of the dealer.
     left: int
     deal_no: int
+    #: The reading of the rules the deal is played by (:data:`bot.engine.rules.VERSION`).
+    version: int
     pair_of: tuple[int, ...]
     #: Per seat, the cards every seat has seen in his hand; ``known[o][h]``: seen by seat ``o`` alone.
     shown: list[int]

@@ -12,7 +12,7 @@ from bot.engine.cards import Card
 from bot.engine.deal import Deal
 from bot.engine.errors import KozelError, RecordError
 from bot.engine.match import Match
-from bot.engine.rules import Rules
+from bot.engine.rules import VERSION, Rules
 
 _MOVE_KEYS = frozenset(KEYS.values())
 _M = TypeVar("_M", bound=BaseModel)
@@ -31,6 +31,8 @@ class DealRecord(BaseModel):
     #: ``flip``: how many 60-60 deals in a row came just before (the penalty multiplier); a match
     #: record derives it.
     eggs_before: int | None = Field(None, ge=0)
+    #: The reading of the rules the deal was played by (:data:`bot.engine.rules.VERSION`); 1 if absent.
+    version: int = Field(1, ge=1, le=VERSION)
 
 
 class MatchRecord(BaseModel):
@@ -76,7 +78,7 @@ def replay_deal(data: Any, rules: Rules | None = None, match: Match | None = Non
             raise RecordError(f"eggs_before is {rec.eggs_before}, but the match has {match.eggs_before}")
         eggs_before = match.eggs_before
     try:
-        deal = Deal(rules, deck, rec.dealer, rec.deal_no, eggs_before)
+        deal = Deal(rules, deck, rec.dealer, rec.deal_no, eggs_before, version=rec.version)
     except KozelError as e:
         raise RecordError(str(e)) from None
     for i, move in enumerate(rec.moves):

@@ -21,6 +21,12 @@ PRESETS: tuple[Preset, ...] = ("classic", "flip", "draw", "tricks", "sochi4", "s
 #: seat 1; ``two_dummies``' blinds in seats 2 and 3, opposite the two people in seats 0 and 1. Who
 #: sits where is the lobby's choice, so the engine's seats can stay fixed.
 BLIND_SEATS: dict[str, tuple[int, ...]] = {"dummy": (3,), "two_dummies": (2, 3)}
+#: The engine's reading of the rules a deal is played by, kept in each deal record as ``"version"``
+#: (RULES.md §7) so that a record replays as it was played after a rule is corrected:
+#: 1 (a record without it): as before issue 34 — a blind's stack after a brag that took no decision
+#: (``fishing``) lay in deck order, and ``sochi``'s lone player kept four queens after his discard;
+#: 2: the stack is the order received (RULES.md §5), and those four queens void the deal.
+VERSION = 2
 
 
 def decider_of(preset: str, seat: int) -> int:

@@ -122,10 +122,13 @@ def refusal(deal: DealCore, st: TalonState, seat: int, action: Action) -> Refusa
 
 def apply(deal: DealCore, st: TalonState, seat: int, action: Action) -> None:
     """The lone player discards (already checked by :func:`refusal`): the cards leave his hand, their
-    points count for his side, and the first trick is led."""
+    points count for his side, and the first trick is led — unless he kept four queens, the talon's
+    among them: that voids the deal as classic's exchange does (RULES.md §5; from version 2 on)."""
     assert isinstance(action, Discard) and st.leader is not None
     for c in action.cards:
         deal.hands[seat] &= ~c.bit
     st.discards = tuple(action.cards)
     deal.bank(LONE, sum(c.points for c in action.cards))
+    if deal.version > 1 and deal.redeal_if_four_queens():
+        return
     deal.start_play(st.leader)

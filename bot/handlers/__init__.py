@@ -23,6 +23,7 @@ from bot.handlers import commands, faults, lobby, play, settings_menu, social
 from bot.handlers.common import services
 from bot.handlers.core import mark_taken
 from bot.polling import SOLE_CONSUMER
+from bot.storage.errors import STORAGE_DOWN
 
 _LOG = logging.getLogger(__name__)
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
@@ -131,7 +132,7 @@ async def _finish(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     try:
         await svc.storage.finish_update(update.update_id)
-    except faults.STORAGE_DOWN as e:
+    except STORAGE_DOWN as e:
         # Handled already: not the error handler's "try again". Only the lease is left, so a
         # delivery of this update after it ends would be handled again.
         _LOG.warning("could not mark update %s done: %s", update.update_id, e)

@@ -17,6 +17,7 @@ from bot.handlers.outbox import Content
 from bot.handlers.presenter import Presenter
 from bot.stats.counting import Earned
 from bot.storage import Table
+from bot.storage.errors import storage_down
 
 _LOG = logging.getLogger(__name__)
 
@@ -41,9 +42,12 @@ class Announcer:
             tr = await self.presenter.group_tr(table.chat_id)
             text = announcement_text(tr, earned)
             self.core.outbox.post(table.chat_id, Content(text), thread_id=table.thread_id)
-        except Exception:
+        except Exception as e:
             # At most once: earned stays earned (and in /stats) even if the message is lost.
-            _LOG.exception("announcing the achievements of table %s failed", key_of(table))
+            if storage_down(e):
+                _LOG.warning("could not announce the achievements of table %s: %s", key_of(table), e)
+            else:
+                _LOG.exception("announcing the achievements of table %s failed", key_of(table))
 
     async def idle(self) -> None:
         """Wait until every announcement is queued."""

@@ -24,9 +24,14 @@ from bot.handlers.presenter import Presenter
 from bot.handlers.usecase import Change, Snapshot, Tables
 from bot.handlers.words import decider
 from bot.storage import Table
+from bot.storage.errors import storage_down
 from bot.thinking import Thinker
 
 _LOG = logging.getLogger(__name__)
+#: Seconds a bot player waits before trying a move again while storage is unavailable, doubled
+#: up to :data:`STORAGE_RETRY_CAP`: it moves within that long of storage coming back.
+STORAGE_RETRY = 0.25
+STORAGE_RETRY_CAP = 2.0
 
 
 def player_for(level: str | None) -> Player:
@@ -49,7 +54,9 @@ async def decide(
     how long it took, queue and thought.
 
     A player must never stall a table: one that fails, or chooses an action ``view.legal`` does not
-    hold, is replaced by the random player for this decision, and reported.
+    hold, is replaced by the random player for this decision, and reported. Storage that cannot take
+    the job (``thinker`` on Redis: :func:`bot.storage.errors.storage_down`) is no failure of the
+    player: that error is raised, and the caller decides again once storage is back.
     """
     player = player_for(level)
     began = time.perf_counter()
@@ -60,7 +67,9 @@ async def decide(
             action = await thinker.decide(name, view, rng.getrandbits(64))
         else:
             action = await asyncio.get_running_loop().run_in_executor(None, player.decide, view, rng)
-    except Exception:
+    except Exception as e:
+        if storage_down(e):
+            raise
         _LOG.exception("bot player %s failed; playing at random instead", level)
         return player_for("random").decide(view, rng)
     if waits is not None:
@@ -187,6 +196,7 @@ class BotDriver:
 
     async def _drive(self, key: TableKey) -> None:
         core = self.core
+        pause = STORAGE_RETRY
         while True:
             self._kicked.discard(key)
             # Bots wait until the table is on screen, so people see the deal before it is played.
@@ -208,13 +218,22 @@ class BotDriver:
             person = table.seats[decider(table, seat)]
             assert person is not None
             rng = random.Random(core.rng.getrandbits(64))
-            action = await decide(person.level, view_for(deal, seat), rng, core.thinker, core.stats.bot_waits)
+            view = view_for(deal, seat)
             try:
+                action = await decide(person.level, view, rng, core.thinker, core.stats.bot_waits)
                 await self._play(key, snap, seat, action)
-            except Exception:
-                # Storage trouble or a lost race too many times: look again shortly rather than stop.
-                _LOG.exception("a bot move at table %s failed; retrying", key)
-                await asyncio.sleep(1.0)
+                pause = STORAGE_RETRY
+            except Exception as e:
+                if not storage_down(e):
+                    # A lost race too many times, or a bug: look again shortly rather than stop.
+                    _LOG.exception("a bot move at table %s failed; retrying", key)
+                    await asyncio.sleep(1.0)
+                    continue
+                # Storage unavailable (the job could not be queued, or the move not saved): the bot
+                # decides again once it is back, on the newest state; never a random card.
+                _LOG.warning("a bot move at table %s waits for storage: %s", key, e)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, STORAGE_RETRY_CAP)
 
     async def _play(self, key: TableKey, seen: Snapshot, seat: int, action: Action) -> None:
         table, deal = seen.table, seen.deal
@@ -237,4 +256,7 @@ class BotDriver:
         elif progress is not None:
             await self.tables.publish(snap)
         else:
-            self._see(snap)  # the table moved on without this bot: decide again on what it is now
+            # The table moved on without this bot: decide again on what it is now. Read from storage
+            # (nothing was saved), so taken even if what this driver saw had a higher version: Redis
+            # may have gone back to an older state, and the state seen is lost.
+            self._latest[key] = snap

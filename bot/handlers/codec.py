@@ -23,6 +23,7 @@ from typing import Any, Literal
 from bot.engine import Action, KozelError
 from bot.engine.actions import action_from_json, action_to_json
 from bot.engine.cards import Card
+from bot.handlers.numbers import ascii_number
 
 MAX_CALLBACK = 64
 #: Callback data kept once made (the buttons of the keyboards changed lately).
@@ -30,6 +31,10 @@ DATA_KEPT = 8192
 _VERSION = "k1"
 _PAYLOAD = re.compile(r"^[A-Za-z0-9_:+\-]{1,24}$")
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+#: What callback data and deep links are written in: anything else is refused before its signature.
+_DATA = re.compile(r"[A-Za-z0-9_:+.\-]{1,64}")
+_LINK = re.compile(r"[A-Za-z0-9_\-]{1,64}")
+_B36 = re.compile(r"-?[0-9a-z]{1,13}")
 
 
 class BadData(ValueError):
@@ -49,11 +54,10 @@ def b36(n: int) -> str:
 
 
 def from_b36(s: str) -> int:
-    """The inverse of :func:`b36`; raises :class:`BadData`."""
-    try:
-        return int(s, 36)
-    except ValueError:
-        raise BadData(f"not a base-36 number: {s!r}") from None
+    """The inverse of :func:`b36`; raises :class:`BadData` (``int`` alone would take "١", " 1", "1_0")."""
+    if not _B36.fullmatch(s):
+        raise BadData(f"not a base-36 number: {s!r}")
+    return int(s, 36)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +174,11 @@ class Decline:
 
 
 @dataclass(frozen=True, slots=True)
+class StopGame:
+    """``/stop`` confirmed: end the game (the button's table id; a later game's is left alone)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Language:
     """A language chosen (``/language``)."""
 
@@ -252,6 +261,7 @@ Payload = (
     | Confirm
     | Decline
     | Rematch
+    | StopGame
     | Language
     | TurnTime
     | OnTimeout
@@ -280,7 +290,7 @@ LobbyButton = (
 )
 _BARE: dict[str, Payload] = {
     "L": Level(), "R": RulesMenu(), "K": SeatsMenu(), "G": Start(), "F": Fill(), "M": Rematch(),
-    "Y": Back(), "J": Confirm(), "Q": Decline(), "E": Export(), "I": Hints(),
+    "Y": Back(), "J": Confirm(), "Q": Decline(), "E": Export(), "I": Hints(), "Z": StopGame(),
 }  # fmt: skip
 _BARE_CODE = {type(p): code for code, p in _BARE.items()}
 _NUMBERED: dict[
@@ -329,16 +339,16 @@ def decode(code: str) -> Payload:
         raise BadData(f"bad payload {code!r}") from None
     if head == "N" and re.fullmatch(r"[a-z]{2,3}", rest):
         return Language(rest)
-    if head == "V" and (found := re.fullmatch(r"(\d{1,3}):(\d{1,3})", rest)):
+    if head == "V" and (found := re.fullmatch(r"([0-9]{1,3}):([0-9]{1,3})", rest)):
         return View(int(found[1]), int(found[2]))
     for prefix in (code[:2], head):
         kind = _NUMBERED.get(prefix)
-        arg = code[len(prefix) :]
         # An option's code is up to five digits (bot/handlers/rules_menu.option_code); the rest three.
-        if kind is not None and arg.isdigit() and len(arg) <= (5 if kind is Option else 3):
-            if kind in (Sit, AddBot, RemoveBot, Review) and int(arg) not in range(4):
+        n = ascii_number(code[len(prefix) :], 5 if kind is Option else 3)
+        if kind is not None and n is not None:
+            if kind in (Sit, AddBot, RemoveBot, Review) and n not in range(4):
                 break
-            return kind(int(arg))
+            return kind(n)
     raise BadData(f"bad payload {code!r}")
 
 
@@ -389,9 +399,9 @@ def decode_action(code: str) -> Action:
     elif key == "declare":
         value = "last" if rest == "-" else rest
     elif key == "cut":
-        if not rest.isdigit():
+        value = ascii_number(rest)
+        if value is None:
             raise KozelError(f"bad cut {code!r}")
-        value = int(rest)
     else:
         value = rest
     return action_from_json(key, value)
@@ -484,13 +494,13 @@ class Codec:
 
     def unpack(self, data: str | None) -> Button:
         """The button behind callback data; raises :class:`BadData` for anything else."""
-        if not data:
-            raise BadData("no data")
+        if not data or not _DATA.fullmatch(data):
+            raise BadData("not this bot's callback data")
         parts = data.split(".")
         if len(parts) != 7 or parts[0] != _VERSION:
             raise BadData("not this bot's callback data")
         body, sig = ".".join(parts[:6]), parts[6]
-        if not hmac.compare_digest(sig, self._sig(body)):
+        if not hmac.compare_digest(sig.encode(), self._sig(body).encode()):
             raise BadData("bad signature")
         _, chat, thread, table_id, deal, payload = parts[:6]
         thread_id = from_b36(thread)
@@ -518,10 +528,10 @@ class Codec:
     def unpack_link(self, payload: str) -> tuple[str, int, int | None, str, int]:
         """The fields of a deep-link payload; raises :class:`BadData`."""
         parts = payload.split("_")
-        if len(parts) != 6:
+        if not _LINK.fullmatch(payload) or len(parts) != 6:
             raise BadData("not this bot's link")
         body, sig = "_".join(parts[:5]), parts[5]
-        if not hmac.compare_digest(sig, self._link_sig(body)):
+        if not hmac.compare_digest(sig.encode(), self._link_sig(body).encode()):
             raise BadData("bad signature")
         kind, chat, thread, table_id, arg = parts[:5]
         return kind, from_b36(chat), from_b36(thread) or None, table_id, from_b36(arg)

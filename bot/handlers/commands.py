@@ -21,24 +21,26 @@ from telegram.error import TelegramError
 from telegram.ext import Application
 
 from bot.engine import Deal, Rules
-from bot.handlers import faults, people_view, rules_menu, settings_menu
-from bot.handlers.codec import BadData, Button, Language
+from bot.handlers import faults, people_view, settings_menu
+from bot.handlers.codec import BadData, Button, Language, StopGame
 from bot.handlers.common import (
     Context,
     chat_tr,
     default_preset,
+    quiet_answer,
     say,
     services,
     table_key,
     thread_of,
     user_tr,
 )
-from bot.handlers.game import Refusal, rules_of
+from bot.handlers.game import Refusal, target_of
 from bot.handlers.i18n import LANGS, Tr, pick_lang
 from bot.handlers.labels import person_left
 from bot.handlers.lobby import join_by_link
 from bot.handlers.outbox import Content, Sent
-from bot.handlers.services import Services
+from bot.handlers.rules_text import rules_text
+from bot.handlers.services import Services, TableKey
 from bot.handlers.tally import people_tally_png, tally_png
 from bot.handlers.words import pair_names, seat_name, tally_text, three_seats
 from bot.stats.entry import entry_of
@@ -106,21 +108,26 @@ async def start(update: Update, context: Context) -> None:
         say(svc, update, tr("join.seated", chat=escape(title), n=link.seat + 1))
     else:
         await faults.user_back(svc, user.id, [key])
-        await _resend_hand(svc, user.id, key, link.table_id)
-        say(svc, update, tr("start.hand"))
+        say(svc, update, tr(await _resend_hand(svc, user.id, key, link.table_id)))
 
 
-async def _resend_hand(svc: Services, user_id: int, key: tuple[int, int | None], table_id: str) -> None:
-    def change(table: Table | None) -> None:
-        if table is None or table.table_id != table_id:
-            return
+async def _resend_hand(svc: Services, user_id: int, key: tuple[int, int | None], table_id: str) -> str:
+    """Send the person's hand again; what to tell them: sent, not seated there, or the game is gone."""
+
+    def change(table: Table | None) -> str:
+        if table is None or table.table_id != table_id or table.status == "over":
+            return "start.bad_link"
         seat = table.seat_of(user_id)
-        if seat is not None and seat in table.dm_failed:
+        if seat is None:
+            return "start.hand_not_seated"
+        if seat in table.dm_failed:
             table.dm_failed.remove(seat)
+        return "start.hand"
 
-    snap, _ = await svc.run(key, lambda c: change(c.table))
+    snap, answer = await svc.run(key, lambda c: change(c.table))
     if snap is not None:
         svc.presenter.show(snap)
+    return answer
 
 
 async def help_command(update: Update, context: Context) -> None:
@@ -147,29 +154,20 @@ async def rules_command(update: Update, context: Context) -> None:
             saved = (await svc.storage.chat_settings(chat.id)).rules
             rules = Rules.parse(saved) if saved else None
     rules = rules or Rules.make(default_preset())
-    text = "\n\n".join(
-        (
-            tr("rules.common"),
-            tr(f"rules.{rules.preset}"),
-            tr("rules.options", summary=rules_menu.summary(tr, rules)),
-            tr("rules.glossary"),
-        )
-    )
+    text = rules_text(tr, rules)
     if chat.type != Chat.PRIVATE:  # the turn timer of /settings
         text += "\n\n" + settings_menu.summary(tr, await svc.storage.chat_settings(chat.id), svc)
     say(svc, update, text)
 
 
 async def group_only(update: Update, context: Context) -> None:
-    """A group command typed in private."""
+    """A group command typed in private; /newgame is told how a table is gathered."""
     svc = services(context)
     tr = await user_tr(svc, update.effective_user)
-    say(svc, update, tr("wrong.group_only"))
-
-
-def _target(table: Table) -> int:
-    """The penalty that makes the goat at this table (the rules' match target, 12 unless changed)."""
-    return rules_of(table).options.match_target
+    message = update.effective_message
+    words = (message.text or "").split() if message is not None else []
+    command = words[0].lstrip("/").split("@")[0].lower() if words else ""
+    say(svc, update, tr("wrong.newgame_private" if command == "newgame" else "wrong.group_only"))
 
 
 def people_score(tr: Tr, table: Table) -> tuple[Content, bytes]:
@@ -177,10 +175,11 @@ def people_score(tr: Tr, table: Table) -> tuple[Content, bytes]:
     assert table.match is not None
     scores = list(table.match.scores) or [0] * len(table.seats)
     names = [seat_name(tr, table, s) for s in range(len(scores))]
-    lines = [tr("score.title_people", target=_target(table))]
+    target = target_of(table)
+    lines = [tr("score.title_people", target=target)]
     for name, n in zip(names, scores, strict=True):
-        lines.append(tr("summary.tally", names=name, n=n, tally=tally_text(n)))
-    return Content("\n".join(lines)), people_tally_png(scores, names)
+        lines.append(tr("summary.tally", names=name, n=n, tally=tally_text(n, target)))
+    return Content("\n".join(lines)), people_tally_png(scores, names, target)
 
 
 async def score(update: Update, context: Context) -> None:
@@ -218,25 +217,26 @@ def _score_pairs(tr: Tr, table: Table) -> tuple[Content, bytes]:
     """/score's caption and picture in a pair game: each pair's two sixes."""
     assert table.match is not None
     penalty = table.match.penalty
-    lines = [tr("score.title", target=_target(table))]
+    target = target_of(table)
+    lines = [tr("score.title", target=target)]
     for pair in (0, 1):
         lines.append(
             tr(
                 "summary.tally",
                 names=pair_names(tr, table, pair),
                 n=penalty[pair],
-                tally=tally_text(penalty[pair]),
+                tally=tally_text(penalty[pair], target),
             )
         )
     names = (pair_names(tr, table, 0), pair_names(tr, table, 1))
-    return Content("\n".join(lines)), tally_png(penalty, names)
+    return Content("\n".join(lines)), tally_png(penalty, names, target)
 
 
 def _score_people(tr: Tr, table: Table) -> tuple[Content, bytes]:
     """/score's caption and picture where every person keeps his own score: one tally per person."""
     totals = people_view.scores(table)
-    lines = [tr("score.title_people", target=_target(table)), *people_view.tally_lines(tr, table, totals)]
-    return Content("\n".join(lines)), people_tally_png(totals, people_view.names(tr, table))
+    lines = [tr("score.title_people", target=target_of(table)), *people_view.tally_lines(tr, table, totals)]
+    return Content("\n".join(lines)), people_tally_png(totals, people_view.names(tr, table), target_of(table))
 
 
 async def leave(update: Update, context: Context) -> None:
@@ -274,7 +274,7 @@ async def leave(update: Update, context: Context) -> None:
 
 
 async def stop(update: Update, context: Context) -> None:
-    """/stop: end the game (its creator or a chat admin)."""
+    """/stop: end the game (its creator or a chat admin); a match in play asks to confirm first."""
     svc = services(context)
     chat, message, user = update.effective_chat, update.effective_message, update.effective_user
     assert chat is not None and user is not None
@@ -288,13 +288,47 @@ async def stop(update: Update, context: Context) -> None:
         # Only a running game is worth saying who may stop it; a lobby or a finished match is none.
         say(svc, update, tr("stop.not_allowed" if table.status == "playing" else "stop.no_table"))
         return
+    if table.status == "playing":
+        # A match is too much to lose to a stray command: one tap on the button ends it.
+        data = svc.codec.data(chat.id, key[1], table.table_id, 0, StopGame())
+        markup = InlineKeyboardMarkup([[InlineKeyboardButton(tr("btn.stop"), callback_data=data)]])
+        say(svc, update, tr("stop.confirm"), markup)
+        return
+    if await _stop_table(svc, key, tr, None):
+        say(svc, update, tr("stop.done"))
+    else:
+        say(svc, update, tr("stop.no_table"))
+
+
+async def stop_tap(update: Update, button: Button, svc: Services, context: Context) -> None:
+    """/stop's button: end the game it was asked for (by its creator or a chat admin)."""
+    query = update.callback_query
+    assert query is not None
+    message = query.message
+    if message is None or message.chat.id != button.chat_id:
+        raise Refusal("alert.unknown_button")
+    key = (button.chat_id, button.thread_id)
+    table = await svc.storage.load_table(*key)
+    if table is None or table.table_id != button.table_id or table.status != "playing":
+        raise Refusal("stop.stale")  # that game has ended (or was stopped): a later one is left alone
+    if not await _may_manage(context, button.chat_id, query.from_user.id, table):
+        raise Refusal("stop.not_allowed")
+    tr = await svc.presenter.group_tr(button.chat_id)
+    if not await _stop_table(svc, key, tr, button.table_id):
+        raise Refusal("stop.stale")
+    await quiet_answer(query)
+    svc.outbox.edit(button.chat_id, message.message_id, Content(tr("stop.done")))
+
+
+async def _stop_table(svc: Services, key: TableKey, tr: Tr, table_id: str | None) -> bool:
+    """Delete the table (only the one ``table_id`` names, if given), archiving a match in play, and
+    mark its messages stopped; False if there was no such table."""
     # The game may move on while we look (bot players, message ids): delete the latest version.
     for _ in range(8):
         async with svc.lock(key):
             table = await svc.storage.load_table(*key)
-            if table is None:
-                say(svc, update, tr("stop.no_table"))
-                return
+            if table is None or (table_id is not None and table.table_id != table_id):
+                return False
             archive = (
                 entry_of(table, at=svc.settings.clock())
                 if table.match is not None and table.status == "playing"
@@ -309,15 +343,16 @@ async def stop(update: Update, context: Context) -> None:
         raise StaleWrite(f"table {key} is too busy to stop")
     svc.presenter.forget(table)
     svc.timers.leftovers.forget(table)  # the reminder and "I'm back" keyboards of the stopped game
-    say(svc, update, tr("stop.done"))
     ended = Content(tr("stop.message"))
+    chat_id = key[0]
     for message_id in (table.table_message_id, table.lobby_message_id if table.status == "lobby" else None):
         if message_id is not None:
-            svc.outbox.edit(chat.id, message_id, ended)
+            svc.outbox.edit(chat_id, message_id, ended)
     for seat, message_id in table.hand_messages.items():
         person = table.seats[seat]
         if person is not None and person.user_id is not None:
             svc.outbox.edit(person.user_id, message_id, Content(Tr(pick_lang(person.lang))("stop.message")))
+    return True
 
 
 async def _may_manage(context: Context, chat_id: int, user_id: int, table: Table | None) -> bool:

@@ -1,9 +1,10 @@
 """Faults the bot meets in production: Redis down, a player who blocks the bot, a group upgraded.
 
-* **Storage down.** A tap or a command that fails because Redis does not answer gets a short "try
+* **Storage down.** A tap or a command that fails because Redis cannot serve it (down, restarting,
+  out of memory, a replica, a cluster failing over: :mod:`bot.storage.errors`) gets a short "try
   again" in the person's Telegram language (no storage needed to pick it). Nothing is half-applied:
   every change is one compare-and-set, which either ran or did not. redis-py reconnects by itself;
-  the background workers (bot players, rendering) retry with a pause instead of dying.
+  the background workers (bot players, rendering, timers) retry with a pause instead of dying.
 * **A player blocks the bot.** Learnt from a 403 "bot was blocked by the user" (the outbox reports
   it) or from the private ``my_chat_member`` update. At every table this process shows, the seat
   becomes *away* (the turn timers' state: the default bot player decides for it) and *blocked* (no
@@ -25,8 +26,6 @@ import logging
 from collections.abc import Coroutine, Iterable
 from typing import Any
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import Chat, ChatMember, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
@@ -41,10 +40,9 @@ from bot.handlers.outbox import Content
 from bot.handlers.services import Services, TableKey
 from bot.handlers.words import person
 from bot.storage import StaleWrite, Table
+from bot.storage.errors import STORAGE_DOWN, storage_down
 
 _LOG = logging.getLogger(__name__)
-#: What redis-py raises while Redis is down, restarting or still loading its data.
-STORAGE_DOWN = (RedisConnectionError, RedisTimeoutError)
 _TASKS: set[asyncio.Task[None]] = set()
 
 
@@ -78,7 +76,7 @@ async def on_error(update: object, context: Context) -> None:
     handler.
     """
     error = context.error
-    if not isinstance(error, STORAGE_DOWN):
+    if error is None or not storage_down(error):
         return
     what = "an update" if isinstance(update, Update) else "a job"
     _LOG.warning("storage unavailable while handling %s: %s", what, error)
@@ -138,8 +136,11 @@ async def user_blocked(svc: Services, user_id: int) -> None:
 
         try:
             snap, seat = await svc.run(key, lambda c: change(c.table))
-        except (StaleWrite, *STORAGE_DOWN):
+        except StaleWrite:
             _LOG.exception("could not hand the seat of user %s at table %s to the bot", user_id, key)
+            continue
+        except STORAGE_DOWN as e:
+            _LOG.warning("could not hand the seat of user %s at table %s to the bot: %s", user_id, key, e)
             continue
         if snap is None or seat is None:
             continue

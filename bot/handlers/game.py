@@ -35,7 +35,8 @@ class Refusal(Exception):
 
 
 class Notice(Refusal):
-    """A harmless repeat (a double tap): nothing changes, and the tap is answered with a toast."""
+    """A tap that changes nothing and needs no reading (a double tap, a seat taken, a button only the
+    creator may use): answered with a toast, not an alert to dismiss."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,11 @@ class Progress:
 def rules_of(table: Table) -> Rules:
     """The table's rules."""
     return Rules.parse(table.rules)
+
+
+def target_of(table: Table) -> int:
+    """The penalty that makes the goat at this table (the rules' match target, 12 unless changed)."""
+    return rules_of(table).options.match_target
 
 
 def match_of(table: Table, rules: Rules | None = None) -> Match:
@@ -108,7 +114,14 @@ def replay(record: dict[str, Any], rules: Rules | None = None) -> Deal:
     """A deal rebuilt from its record, finished or not."""
     rules = rules or Rules.parse(record["rules"])
     deck = [Card.parse(code) for code in record["deck"]]
-    deal = Deal(rules, deck, record["dealer"], record.get("deal_no", 1), record.get("eggs_before", 0))
+    deal = Deal(
+        rules,
+        deck,
+        record["dealer"],
+        record.get("deal_no", 1),
+        record.get("eggs_before", 0),
+        version=record.get("version", 1),
+    )
     for move in record.get("moves", []):
         key = next(k for k in move if k != "seat")
         deal.apply(move["seat"], action_from_json(key, move[key]))

@@ -7,6 +7,7 @@ any of dozens of points, offers the engine's handful (:func:`bot.engine.cut_poin
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from functools import partial
@@ -41,7 +42,7 @@ from bot.handlers.i18n import Tr
 from bot.handlers.labels import brag_player, card_player, current_index
 from bot.handlers.outbox import Content
 from bot.handlers.table_view import trick_line
-from bot.handlers.words import blind_seats, card_text, cards_text, seat_name, suit_text, three_seats
+from bot.handlers.words import blind_seats, card_text, cards_text, decider, seat_name, suit_text, three_seats
 from bot.storage import Table
 
 LEGAL_MARK = "✅"
@@ -225,6 +226,11 @@ def _pick_keyboard(
 def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int, *, hint: bool = False) -> Content:
     """The DM hand of ``seat`` now; ``hint``: the chat allows hints (a 💡 button on the seat's turn)."""
     view = view_for(deal, seat)
+    # The bot player takes an away person's decisions (turn timers) at once: their hand says so and
+    # offers no decision to tap, which the bot's move would have made stale before it came.
+    away = view.my_turn and decider(table, seat) in table.away
+    if away:
+        view = dataclasses.replace(view, legal=())
     m = table.match
     assert m is not None
     lines = [
@@ -291,7 +297,9 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int, *, h
         for b in blind_seats(table):  # the blind's stack: how many cards it has left to turn
             lines.append(tr.n("table.blind_stack", view.hand_sizes[b], name=seat_name(tr, table, b)))
     lines.append("")
-    if view.my_turn:
+    if away:
+        lines.append(tr("prompt.away"))
+    elif view.my_turn:
         key = f"prompt.{view.phase.value}"
         lines.append(tr(key, n=view.stock_size) if tr.has(key) else tr("prompt.other"))
     elif view.to_act is not None:

@@ -19,8 +19,7 @@ from bot.engine import Deal, Play
 from bot.engine.actions import Action, Brag
 from bot.engine.cards import Card
 from bot.handlers.i18n import Tr
-from bot.handlers.rotation import number_of
-from bot.handlers.words import PAIRS, person, seat_name
+from bot.handlers.words import PAIRS, occupant_name, seat_name
 from bot.storage import Table
 
 #: ``played_by`` values: the person played the card (their seat is a bot's now), or the bot player
@@ -104,10 +103,7 @@ def _label(tr: Tr, table: Table, index: int, seat: int, key: str) -> str:
     if left is not None:  # a bot's after the person left; the person's in a deal before
         now, name = left
         return tr("seat.stand_in", name=escape(name)) if now else escape(name)
-    occupant = table.seats[seat]
-    if occupant is None:
-        return seat_name(tr, table, seat)  # a blind, named after its partner (or a free seat)
-    return person(tr, occupant, number_of(table, seat))
+    return occupant_name(tr, table, seat)  # no 💤: only the cards the bot played for them have it
 
 
 def card_player(tr: Tr, table: Table, index: int, seat: int, card: Card | None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from typing import Any
 
 from telegram import CallbackQuery, Chat, Update, User
 
@@ -36,6 +37,7 @@ from bot.handlers.common import (
     services,
     table_key,
     thread_of,
+    user_tr,
 )
 from bot.handlers.game import Notice, Progress, Refusal
 from bot.handlers.i18n import Tr, pick_lang
@@ -131,12 +133,12 @@ def _seat_change(table: Table, payload: Sit | AddBot | RemoveBot, user: User) ->
         elif occupant.user_id == user.id:
             raise Notice("lobby.already_seated", n=seat + 1)
         else:
-            raise Refusal("alert.seat_taken")
+            raise Notice("alert.seat_taken")
     elif isinstance(payload, AddBot):
         if occupant is None:
             table.seats[seat] = Seat(kind="bot", name="bot", level=table.bot_level)
         elif not occupant.is_bot:
-            raise Refusal("alert.seat_taken")
+            raise Notice("alert.seat_taken")
         else:
             raise Notice("lobby.bot_already", n=seat + 1)
     elif occupant is None:
@@ -144,7 +146,7 @@ def _seat_change(table: Table, payload: Sit | AddBot | RemoveBot, user: User) ->
     elif occupant.is_bot:
         table.seats[seat] = None
     else:
-        raise Refusal("alert.seat_taken")
+        raise Notice("alert.seat_taken")
 
 
 def fit_seats(table: Table) -> None:
@@ -179,17 +181,29 @@ def _reply(table: Table, payload: Confirm | Decline, user: User) -> None:
     _answered(table, user.id)
 
 
-def _drop_unanswered(table: Table) -> None:
-    """The creator starts: the seats of those who have not answered are free (bots may take them)."""
+def _drop_unanswered(table: Table, creator_id: int) -> None:
+    """The creator starts: she plays (starting says so, her seat is kept); the seats of those who have
+    not answered are free (bots may take them)."""
+    _answered(table, creator_id)
     for seat in awaiting(table):
         table.seats[seat] = None
     table.unconfirmed = []
 
 
+#: What a preset change kept and left behind: the rules before and after, the options kept and dropped.
+Carried = tuple[Rules, Rules, dict[str, Any], dict[str, Any]]
+
+
 def lobby_change(
-    c: Change, button: Button, payload: LobbyButton, user: User, rng_bits: int
+    c: Change,
+    button: Button,
+    payload: LobbyButton,
+    user: User,
+    rng_bits: int,
+    told: list[Carried] | None = None,
 ) -> Progress | None:
-    """Apply one lobby button to the table; raises :class:`Refusal` with the reason to show."""
+    """Apply one lobby button to the table; raises :class:`Refusal` with the reason to show (and
+    puts in ``told`` what a preset change kept of the options and what it left behind)."""
     table = c.table
     if table is None or table.table_id != button.table_id or table.status == "over":
         raise Refusal("alert.stale")
@@ -207,7 +221,7 @@ def lobby_change(
     # out again). What the table plays is its creator's, as in the rules menu: the rules, and the
     # bot players' level, which sets how hard the match is for both pairs.
     if not creator:
-        raise Refusal("alert.creator_only")
+        raise Notice("alert.creator_only")
     if isinstance(payload, Level):
         found = levels()
         table.bot_level = (
@@ -226,8 +240,13 @@ def lobby_change(
         chosen = rules_menu.preset_of(payload.index)
         if chosen is None:
             raise Refusal("alert.unknown_button")
-        if Rules.parse(table.rules).preset != chosen:
-            table.rules = Rules.make(chosen).to_json()
+        before = Rules.parse(table.rules)
+        if before.preset != chosen:
+            # What the creator changed stays where the new preset has it too; the tap says what went.
+            after, kept, dropped = rules_menu.carried(before, chosen)
+            table.rules = after.to_json()
+            if told is not None:
+                told[:] = [(before, after, kept, dropped)]
             for b in blind_seats(table):  # whoever sat where a blind now sits stands up
                 table.seats[b] = None
             fit_seats(table)
@@ -238,13 +257,13 @@ def lobby_change(
             # A keyboard of another preset (or release): its option is not this preset's.
             raise Refusal("alert.stale_menu") from None
     elif isinstance(payload, Start):
-        _drop_unanswered(table)
+        _drop_unanswered(table, user.id)
         if free_seats(table):
             table.lobby_view = "confirm"
             return None
         return _start(c, rng_bits)
     elif isinstance(payload, Fill):
-        _drop_unanswered(table)
+        _drop_unanswered(table, user.id)
         for i in free_seats(table):
             table.seats[i] = Seat(kind="bot", name="bot", level=table.bot_level)
         return _start(c, rng_bits)
@@ -282,14 +301,29 @@ async def lobby_tap(
             link = svc.codec.link(Link("join", button.chat_id, button.thread_id, button.table_id, seat))
             await alert(query, "", url=svc.deep_link(link))
             return
+    told: list[Carried] = []
     snap, progress = await svc.run(
-        key, lambda c: lobby_change(c, button, payload, user, svc.rng.getrandbits(64))
+        key, lambda c: lobby_change(c, button, payload, user, svc.rng.getrandbits(64), told)
     )
-    await quiet_answer(query)
+    await quiet_answer(query, carried_text(await user_tr(svc, user), told[0]) if told else None)
     assert snap is not None
     if snap.table.status != "lobby":
         await _started(svc, snap.table, progress)
     await svc.publish(snap)
+
+
+def carried_text(tr: Tr, carried: Carried) -> str | None:
+    """The toast of a preset change: the options changed before that it kept, and those it has not."""
+    before, after, kept, dropped = carried
+    preset = tr(f"preset.{after.preset}")
+    parts = []
+    if kept:
+        parts.append(tr("lobby.preset_kept", preset=preset, options=rules_menu.options_text(tr, after, kept)))
+    if dropped:
+        parts.append(
+            tr("lobby.preset_dropped", preset=preset, options=rules_menu.options_text(tr, before, dropped))
+        )
+    return " ".join(parts) or None
 
 
 async def _started(svc: Services, table: Table, progress: Progress | None) -> None:

@@ -29,6 +29,7 @@ from bot.handlers.codec import (
 from bot.handlers.game import rules_of
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
+from bot.handlers.rules_text import about, glossary, people
 from bot.handlers.words import PAIRS, blind_seats, free_seats, people_names, seat_name, three_seats
 from bot.storage import Table
 
@@ -74,14 +75,15 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
     if table.lobby_view == "rules":
         lines.append("")
         lines.append(tr("lobby.rules_hint"))
-        lines.append(tr(f"lobby.about.{rules.preset}"))  # the chosen preset in a line
+        lines.append(about(tr, rules))  # the chosen preset in a line: who plays, the deck, the goal
         lines.append("")
-        lines.append(tr("rules.glossary"))  # the menu's jargon, one line a term
+        lines.append(glossary(tr, rules))  # the menu's jargon, one line a term, as this variant has it
         offered = [
             _button(
                 codec,
                 table,
-                ("✓ " if p == rules.preset else "") + tr(f"preset.{p}"),
+                ("✓ " if p == rules.preset else "")
+                + tr("lobby.preset_button", name=tr(f"preset.{p}"), people=tr(f"people.{people(p)}")),
                 Preset(rules_menu.preset_code(p)),
             )
             for p in rules_menu.presets()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bot.engine import GOAT_WITH_DRIVERS, Match, Rules
 from bot.engine.seats import DUMMY_PARTNER
-from bot.handlers.game import replay
+from bot.handlers.game import replay, target_of
 from bot.handlers.i18n import Tr
 from bot.handlers.rotation import as_seated, people, rotates
 from bot.handlers.words import seat_name, tally_text
@@ -63,7 +63,7 @@ def scores_line(tr: Tr, table: Table) -> str:
 def tally_lines(tr: Tr, table: Table, totals: list[int]) -> list[str]:
     """One tally per person: ``Аня: 4 ⚅●●○ ⚅○○○``."""
     return [
-        tr("summary.tally", names=name, n=n, tally=tally_text(n))
+        tr("summary.tally", names=name, n=n, tally=tally_text(n, target_of(table)))
         for name, n in zip(names(tr, table), totals, strict=True)
     ]
 

@@ -32,12 +32,13 @@ from bot.handlers.codec import (
     OnTimeout,
     Rematch,
     Review,
+    StopGame,
     Tick,
     Top,
     TurnTime,
     View,
 )
-from bot.handlers.commands import language_tap
+from bot.handlers.commands import language_tap, stop_tap
 from bot.handlers.common import Context, alert, private_tapper, quiet_answer, seat_of_hand, services, user_tr
 from bot.handlers.game import Notice, Progress, Refusal, decided_himself
 from bot.handlers.hand_view import PICK_PHASES, pick_choices, picked
@@ -110,6 +111,8 @@ async def on_tap(update: Update, context: Context) -> None:
             await pick_tap(update, button, payload, svc)
         elif isinstance(payload, Rematch):
             await rematch_tap(update, button, svc)
+        elif isinstance(payload, StopGame):
+            await stop_tap(update, button, svc, context)
         elif isinstance(payload, Language):
             await language_tap(update, button, payload, svc, context)
         elif isinstance(payload, TurnTime | OnTimeout | Hints):

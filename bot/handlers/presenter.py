@@ -16,8 +16,6 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import Deal, Phase
@@ -34,6 +32,7 @@ from bot.handlers.ttlcache import TtlCache
 from bot.handlers.usecase import Change, Snapshot, Tables
 from bot.handlers.words import decider, seat_name
 from bot.storage import Seat, Table
+from bot.storage.errors import STORAGE_DOWN
 
 __all__ = ["Presenter", "key_of", "push_due"]
 
@@ -47,7 +46,7 @@ STORAGE_RETRY_CAP = 5.0
 #: Tables whose view was dropped, remembered (oldest forgotten first) so a late snapshot of one is
 #: not shown again.
 GONE_KEPT = 10_000
-#: Versions of a table remembered as showing an earlier version's content (see ``_View.same``).
+#: States of a table remembered as showing an earlier state's content (see ``_View.same``).
 SAME_KEPT = 16
 
 
@@ -61,12 +60,12 @@ class _View:
     gone: bool = False
     #: When the updates behind the snapshots not yet rendered were taken (timed for the bench).
     taken: list[float] = field(default_factory=list)
-    #: Versions of the table that differ from an earlier one only in message ids this presenter
-    #: stored (see :meth:`Presenter._keep`): version -> the version whose content it shows.
-    same: dict[int, int] = field(default_factory=dict)
-    #: The contents made for one content version (see :meth:`Presenter._made`): the renders after a
+    #: States of the table (``Table.stamp``) that differ from an earlier one only in message ids this
+    #: presenter stored (see :meth:`Presenter._keep`): stamp -> the stamp whose content it shows.
+    same: dict[tuple[int, str], tuple[int, str]] = field(default_factory=dict)
+    #: The contents made for one content stamp (see :meth:`Presenter._made`): the renders after a
     #: message id is stored show the same texts and keyboards, and do not make them again.
-    made_at: tuple[str, int] | None = None
+    made_at: tuple[str, tuple[int, str]] | None = None
     made: dict[tuple[object, ...], Content] = field(default_factory=dict)
 
     @property
@@ -224,7 +223,7 @@ class Presenter:
             view.dirty = False
             try:
                 await self._render(key, view)
-            except (RedisConnectionError, RedisTimeoutError) as e:
+            except STORAGE_DOWN as e:
                 # Redis is down: show this table again once it is back, rather than leave it stale.
                 _LOG.warning("rendering table %s waits for storage: %s", key, e)
                 view.dirty = True
@@ -323,7 +322,7 @@ class Presenter:
     def _made(view: _View) -> dict[tuple[object, ...], Content]:
         """The contents already made for the content of the view's snapshot (emptied when it changes)."""
         table = view.table
-        at = (table.table_id, view.same.get(table.version, table.version))
+        at = (table.table_id, view.same.get(table.stamp, table.stamp))
         if view.made_at != at:
             view.made_at = at
             view.made = {}
@@ -396,7 +395,7 @@ class Presenter:
             try:
                 await self.usecase.transact(key, change)
                 return
-            except (RedisConnectionError, RedisTimeoutError) as e:
+            except STORAGE_DOWN as e:
                 _LOG.warning("confirming the summary of table %s waits for storage: %s", key, e)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, STORAGE_RETRY_CAP)
@@ -453,17 +452,17 @@ class Presenter:
         """Store a message that is out (``change`` puts its id in the table), waiting for Redis as long
         as it takes: a message whose id is lost would be sent again by the next render."""
         pause = STORAGE_RETRY
-        ran_on: list[tuple[str, int]] = []
+        ran_on: list[tuple[str, tuple[int, str]]] = []
 
         def keep(c: Change) -> bool:
             # The state this change was decided on (the last one, if a lost race made it decide again).
-            ran_on[:] = [(c.table.table_id, c.table.version)] if c.table is not None else []
+            ran_on[:] = [(c.table.table_id, c.table.stamp)] if c.table is not None else []
             return change(c.table)
 
         while True:
             try:
                 snap, ok = await self.usecase.run(key, keep)
-            except (RedisConnectionError, RedisTimeoutError) as e:
+            except STORAGE_DOWN as e:
                 _LOG.warning("remembering %s of table %s waits for storage: %s", what, key, e)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, STORAGE_RETRY_CAP)
@@ -472,7 +471,7 @@ class Presenter:
             if snap is not None and ran_on and view is not None and ran_on[0][0] == snap.table.table_id:
                 # Only message ids changed: the new version shows what the one it was made from shows.
                 base = ran_on[0][1]
-                view.same[snap.table.version] = view.same.get(base, base)
+                view.same[snap.table.stamp] = view.same.get(base, base)
                 while len(view.same) > SAME_KEPT:
                     del view.same[next(iter(view.same))]
             return snap, ok

@@ -1,7 +1,8 @@
 """The 🔁 button under a finished match: a new lobby with the same rules and seats.
 
 Each person of the match before says "I'm playing" or "not this time" (bot/handlers/lobby.py); the
-creator starts, or whoever tapped 🔁 when the creator has left the table. The button goes from the
+creator starts (which says she plays: her seat is kept), or whoever tapped 🔁 when the creator has left
+the table. The button goes from the
 summary once used, so the chat keeps one way into the next match.
 """
 
@@ -13,7 +14,7 @@ from telegram import Update
 
 from bot.handlers.codec import Button
 from bot.handlers.common import quiet_answer
-from bot.handlers.game import Refusal
+from bot.handlers.game import Notice, Refusal
 from bot.handlers.lobby_view import lobby_content
 from bot.handlers.outbox import Content
 from bot.handlers.services import Services, TableKey
@@ -60,7 +61,7 @@ async def rematch_tap(update: Update, button: Button, svc: Services) -> None:
     def change(c: Change) -> None:
         table = c.table
         if table is not None and table.table_id != button.table_id and table.status != "over":
-            raise Refusal("rematch.taken")  # someone tapped first: the new lobby is below
+            raise Notice("rematch.taken")  # someone tapped first: the new lobby is below
         if table is None or table.table_id != button.table_id or table.status != "over":
             raise Refusal("alert.stale")
         if table.seat_of(user.id) is None:

@@ -14,13 +14,13 @@ from typing import Any, Literal
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import Deal
+from bot.engine.actions import action_from_json
 from bot.engine.cards import Card, Suit
 from bot.engine.errors import RecordError
 from bot.engine.record import replay_deal
 from bot.engine.rules import Rules
 from bot.handlers import sochi_view
 from bot.handlers.codec import Codec, View
-from bot.handlers.game import replay
 from bot.handlers.i18n import Tr
 from bot.handlers.labels import card_player, move_player, pair_players, seat_player
 from bot.handlers.outbox import Content
@@ -30,8 +30,6 @@ from bot.handlers.words import cards_text, suit_text, three_seats
 from bot.stats.entry import entry_id, meta_of
 from bot.storage import MatchState, Seat, Table
 
-_PLAYS = 4
-
 
 class Unfinished(Exception):
     """The deal does not replay to its end: it is not shown."""
@@ -39,10 +37,12 @@ class Unfinished(Exception):
 
 @dataclass(frozen=True)
 class Steps:
-    """A finished deal and where each step's moves end (``cuts[k]``: moves taken at step ``k``)."""
+    """A finished deal, where each step's moves end (``cuts[k]``: the moves taken at step ``k``) and
+    each seat's cards at that step (``hands[k][seat]``)."""
 
     deal: Deal
     cuts: list[int]
+    hands: list[tuple[tuple[Card, ...], ...]]
 
     @property
     def last(self) -> int:
@@ -51,29 +51,69 @@ class Steps:
 
 
 def steps_of(record: dict[str, Any], rules: Rules) -> Steps:
-    """A deal's steps; raises :class:`Unfinished` unless the record replays to the deal's end."""
+    """A deal's steps; raises :class:`Unfinished` unless the record replays to the deal's end.
+
+    Step ``k`` is the end of the deal's ``k``-th trick as the engine took it, not a count of moves:
+    a blind's cards are played with no move of its own, ``sochi`` has three seats and the brag trick
+    is laid by brag moves before play. Step 0 is play's start (every decision before the first card
+    played); the brag trick, taken by then, is step 1 with the same hands. A step's hands are what
+    each seat held once its trick was taken: the cards a blind has already turned for the next
+    trick (automatically, after the move that ended this one) are still in its hand.
+    """
     try:
         deal = replay_deal(record, rules)
     except RecordError as e:
         raise Unfinished(str(e)) from None
     moves = record.get("moves", [])
-    plays = [i for i, m in enumerate(moves) if "play" in m]
+    first = next((i for i, m in enumerate(moves) if "play" in m), len(moves))
+    live = Deal(rules, [Card.parse(c) for c in record["deck"]], record["dealer"],
+                record.get("deal_no", 1), record.get("eggs_before", 0))  # fmt: skip
+    for move in moves[:first]:
+        _apply(live, move)
+    cuts, hands = [first], [_held(live)]
+    for _ in live.tricks:  # the brag's, taken before play
+        cuts.append(first)
+        hands.append(hands[0])
+    for i in range(first, len(moves)):
+        _apply(live, moves[i])
+        while len(cuts) <= len(live.tricks):
+            cuts.append(i + 1)
+            hands.append(_held(live))
     assert deal.result is not None
-    cuts = [plays[0] if plays else len(moves)]
-    for k in range(1, len(deal.result.tricks) + 1):
-        cuts.append(plays[min(_PLAYS * k, len(plays)) - 1] + 1)
+    # A void deal shows no trick (a redeal after the brag's trick was taken): its one step is its end.
+    shown = len(deal.result.tricks) + 1
+    cuts, hands = cuts[:shown], hands[:shown]
     cuts[-1] = len(moves)
-    return Steps(deal, cuts)
+    return Steps(deal, cuts, hands)
+
+
+def _apply(deal: Deal, move: dict[str, Any]) -> None:
+    key = next(k for k in move if k != "seat")
+    deal.apply(move["seat"], action_from_json(key, move[key]))
+
+
+def _held(deal: Deal) -> tuple[tuple[Card, ...], ...]:
+    """Each seat's cards as the last trick taken left them: its hand and any card it has put into
+    the trick in play since (a blind's, turned automatically; none once the deal is over)."""
+    placed = deal.trick if deal.result is None else []
+    out = []
+    for seat in range(deal.n):
+        cs = deal.hand(seat) + [c for s, c in placed if s == seat]
+        out.append(tuple(deal.tables.sorted(cs) if deal.tables is not None else cs))
+    return tuple(out)
 
 
 def table_of(entry: dict[str, Any], tr: Tr) -> Table:
     """A stand-in table naming the entry's players, for the shared views (seat and pair names)."""
     meta = meta_of(entry)
     seats: list[Seat | None] = []
-    n = Rules.parse(entry["rules"]).seats  # three in sochi
-    for i in range(n):
+    rules = Rules.parse(entry["rules"])
+    n = rules.seats  # three in sochi
+    for i, person in enumerate(rules.seating(1)):
         player = meta.seats[i] if meta is not None and len(meta.seats) == n else None
-        if player is None:
+        if person is None:  # a blind: nobody sits there, it is named after its partner as at the table
+            seats.append(None)
+        elif player is None:
             seats.append(Seat(kind="human", name=tr("replay.seat", n=i + 1)))
         else:
             kind: Literal["human", "bot"] = "human" if player.is_person else "bot"
@@ -124,7 +164,6 @@ def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: 
     # ``blind_rotates``: the entry's seats are the people's of deal 1; this deal has them moved.
     table = entry_seated(table_of(entry, tr), rules, record.get("deal_no", 1))
     moves = record.get("moves", [])
-    now = replay({**record, "moves": moves[: steps.cuts[step]]}, rules)
     deal = steps.deal
     result = deal.result
     assert result is not None
@@ -143,11 +182,11 @@ def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: 
     if step > 0:
         lines += ["", tr("table.tricks")]
         lines.extend(trick_line(tr, table, i + 1, t, index) for i, t in enumerate(result.tricks[:step]))
-    if step == steps.last:  # the deal is over: every hand as play began
-        now = replay({**record, "moves": moves[: steps.cuts[0]]}, rules)
+    # The deal is over at its last step: every hand as play began.
+    held = steps.hands[0 if step == steps.last else step]
     lines += ["", tr("replay.hands_start" if step == steps.last else "replay.hands")]
     for seat in range(len(table.seats)):
-        lines.append(f"{seat_player(tr, table, index, seat)}: {cards_text(tr, now.hand(seat)) or '—'}")
+        lines.append(f"{seat_player(tr, table, index, seat)}: {cards_text(tr, held[seat]) or '—'}")
     if step == steps.last and three_seats(table) and not result.void:  # sides formed for this deal
         lines += ["", sochi_view.replay_result_line(tr, table, result)]
     elif step == steps.last:

@@ -126,6 +126,42 @@ def cycle(rules: Rules, code: int) -> Rules:
     return rules
 
 
+def carried(old: Rules, preset: str) -> tuple[Rules, dict[str, Any], dict[str, Any]]:
+    """``preset``'s rules keeping every option changed in ``old`` that ``preset`` has too (and allows
+    together with those kept before it); also, of the options the picker offers, those kept and those
+    left behind (``{name: value}``), for the tap's answer to say."""
+    model = _MODELS[preset]
+    fixed: frozenset[str] = getattr(model, "fixed", frozenset())
+    offered = {name for name, _ in options_of(old.preset)} | {name for name, _ in options_of(preset)}
+    kept: dict[str, Any] = {}
+    dropped: dict[str, Any] = {}
+    for name, value in old.to_json()["options"].items():
+        try:
+            if name not in model.model_fields or name in fixed:
+                raise RulesError(f"{name}: not an option of {preset}")
+            Rules.make(preset, **kept, **{name: value})
+        except RulesError:  # not this preset's, or not with what is kept already (the first stays)
+            dropped[name] = value
+            continue
+        kept[name] = value
+    rules = Rules.make(preset, **kept)
+
+    def same(name: str, value: Any) -> bool:  # the new preset has it so anyway (a fixed 32-card deck)
+        now = getattr(rules.options, name, None)
+        return bool((now.value if isinstance(now, enum.Enum) else now) == value)
+
+    return (
+        rules,
+        {k: v for k, v in kept.items() if k in offered},
+        {k: v for k, v in dropped.items() if k in offered and not same(k, v)},
+    )
+
+
+def options_text(tr: Tr, rules: Rules, values: dict[str, Any]) -> str:
+    """Options as the picker names them: ``Игра до: 6, Нет масти — бей козырем: да``."""
+    return ", ".join(f"{tr(f'opt.{name}')}: {value_text(tr, current(rules, name))}" for name in values)
+
+
 def value_text(tr: Tr, value: Any) -> str:
     """A value as the picker shows it."""
     if isinstance(value, bool):

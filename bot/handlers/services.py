@@ -16,6 +16,7 @@ from bot.handlers.announcer import Announcer
 from bot.handlers.bots import BotDriver
 from bot.handlers.core import Core, Settings, Stats, TableKey, mark_taken, taken_at
 from bot.handlers.game import Progress
+from bot.handlers.lost import LostTables
 from bot.handlers.presenter import Presenter
 from bot.handlers.timers import Timers
 from bot.handlers.usecase import Change, Snapshot, Tables
@@ -35,6 +36,7 @@ class Services(Core):
     driver: BotDriver = field(init=False)
     timers: Timers = field(init=False)
     announcer: Announcer = field(init=False)
+    lost: LostTables = field(init=False)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -46,6 +48,7 @@ class Services(Core):
         self.tables.planner = self.timers.plan
         self.announcer = Announcer(self, self.presenter)
         self.tables.announce = self.announcer.announce
+        self.lost = LostTables(self)
 
     def lock(self, key: TableKey) -> asyncio.Lock:
         """The in-process lock of a table."""

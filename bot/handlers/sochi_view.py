@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.engine import GOAT_WITH_DRIVERS, Deal, DealResult, Phase
-from bot.handlers.game import replay
+from bot.handlers.game import replay, target_of
 from bot.handlers.i18n import Tr
 from bot.handlers.words import cards_text, seat_name, side_names, suit_text, tally_text
 from bot.storage import Table
@@ -83,7 +83,8 @@ def summary_lines(tr: Tr, table: Table, deal: Deal, index: int, why: str) -> lis
             )
     lines.append("")
     for seat, total in enumerate(scores_until(table, index)):
-        lines.append(tr("summary.tally", names=seat_name(tr, table, seat), n=total, tally=tally_text(total)))
+        tally = tally_text(total, target_of(table))
+        lines.append(tr("summary.tally", names=seat_name(tr, table, seat), n=total, tally=tally))
     return lines
 
 

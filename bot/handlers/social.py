@@ -11,17 +11,20 @@ from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, 
 
 from bot.engine.errors import RecordError
 from bot.engine.record import dumps, match_result
+from bot.engine.rules import Rules
 from bot.handlers import sochi_view
 from bot.handlers.codec import Button, Export, Top, View
 from bot.handlers.common import Context, chat_tr, services, thread_of, user_tr
 from bot.handlers.game import Refusal
 from bot.handlers.i18n import Tr
 from bot.handlers.labels import match_pair_players
+from bot.handlers.numbers import ascii_number
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.replay_view import STEPS, Unfinished, table_of, view_content
+from bot.handlers.rules_menu import summary
 from bot.handlers.services import Services
 from bot.handlers.standings_view import personal_text, standings_png, standings_text
-from bot.handlers.words import people_names, seat_name, three_seats
+from bot.handlers.words import seat_name, three_seats
 from bot.stats.counting import month_of
 from bot.stats.entry import entry_id, meta_of, record_of
 from bot.stats.standings import personal_of, standings_of
@@ -141,6 +144,14 @@ def _result(tr: Tr, entry: dict[str, Any]) -> str:
     return tr(key, names=match_pair_players(tr, table, result["loser"]), a=a, b=b)
 
 
+def _players(tr: Tr, table: Table, rules: Rules) -> str:
+    """Who played: the pairs (a blind named after its partner, as at the table), or the people where
+    everyone keeps his own score and the sides change every deal (``sochi``, ``blind_rotates``)."""
+    if rules.individual_scores:
+        return ", ".join(seat_name(tr, table, s) for s, p in enumerate(rules.seating(1)) if p is not None)
+    return tr("history.players", a=match_pair_players(tr, table, 0), b=match_pair_players(tr, table, 1))
+
+
 async def history(update: Update, context: Context) -> None:
     """/history: the chat's last matches, each with the replay viewer's and the export's buttons."""
     svc = services(context)
@@ -156,18 +167,15 @@ async def history(update: Update, context: Context) -> None:
     for n, entry in enumerate(entries, 1):
         meta = meta_of(entry)
         table = table_of(entry, tr)
-        players = (
-            people_names(tr, table)
-            if three_seats(table)
-            else tr("history.players", a=match_pair_players(tr, table, 0), b=match_pair_players(tr, table, 1))
-        )
+        rules = Rules.parse(entry["rules"])
         when = _when(meta.at) if meta is not None else "—"
         lines.append(
             tr(
                 "history.row",
                 n=n,
                 when=when,
-                players=players,
+                variant=summary(tr, rules),
+                players=_players(tr, table, rules),
                 result=_result(tr, entry),
                 deals=len(entry["deals"]),
             )
@@ -234,15 +242,15 @@ async def export(update: Update, context: Context) -> None:
     chat, message = update.effective_chat, update.effective_message
     assert chat is not None
     tr = await chat_tr(svc, chat, update.effective_user)
-    arg = context.args[0] if context.args else "1"
-    if not arg.isdigit() or not 1 <= int(arg) <= HISTORY_KEPT:
+    n = ascii_number(context.args[0]) if context.args else 1
+    if n is None or not 1 <= n <= HISTORY_KEPT:
         svc.outbox.post(chat.id, Content(tr("export.bad_number")), thread_id=thread_of(message))
         return
-    entries = await svc.storage.history(chat.id, int(arg))
-    if len(entries) < int(arg):
+    entries = await svc.storage.history(chat.id, n)
+    if len(entries) < n:
         svc.outbox.post(chat.id, Content(tr("history.none")), thread_id=thread_of(message))
         return
-    _send_record(svc, tr, chat.id, thread_of(message), entries[int(arg) - 1])
+    _send_record(svc, tr, chat.id, thread_of(message), entries[n - 1])
 
 
 def _send_record(svc: Services, tr: Tr, chat_id: int, thread_id: int | None, entry: dict[str, Any]) -> None:

@@ -8,13 +8,13 @@ from functools import partial
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import GOAT_WITH_DRIVERS, PARTNER_OF, Deal, Phase, Trick
-from bot.engine.cards import Card
+from bot.engine.cards import SUITS, Card, Rank, mask_of
 from bot.engine.eggs import EggDraw, egg_number
 from bot.engine.scoring import CATEGORIES
 from bot.handlers import people_view, sochi_view
 from bot.handlers.brag_view import public_brag_lines
 from bot.handlers.codec import Codec, Rematch
-from bot.handlers.game import replay, rules_of
+from bot.handlers.game import replay, rules_of, target_of
 from bot.handlers.i18n import Tr
 from bot.handlers.labels import card_player, current_index, match_pair_players, pair_players, seat_player
 from bot.handlers.outbox import Content
@@ -103,8 +103,24 @@ def void_notes(tr: Tr, table: Table) -> list[str]:
         if deal.result is None or not deal.result.void:
             break
         dealer = card_player(tr, table, index, deal.dealer, None)
-        notes.extend(tr(f"void.{e}", dealer=dealer) for e in deal.result.events if tr.has(f"void.{e}"))
+        events = [e for e in deal.result.events if tr.has(f"void.{e}")]
+        notes.extend(_void_note(tr, table, index, deal, e, dealer) for e in events)
     return list(reversed(notes))
+
+
+#: The four queens: a hand holding them all is redealt (RULES.md §1).
+QUEENS = mask_of([Card(Rank.QUEEN, s) for s in SUITS])
+
+
+def _void_note(tr: Tr, table: Table, index: int, deal: Deal, event: str, dealer: str) -> str:
+    """Why the deal at ``index`` was void; a redeal names who held the four queens (or says the
+    brag's deck ran out: the mirror or fishing found no card to lay)."""
+    if event != "redeal":
+        return tr(f"void.{event}", dealer=dealer)
+    four = [s for s, hand in enumerate(deal.hands) if hand & QUEENS == QUEENS]
+    if not four:
+        return tr("void.redeal_deck", dealer=dealer)
+    return tr("void.redeal", dealer=dealer, player=seat_player(tr, table, index, four[0]))
 
 
 def live_content(tr: Tr, table: Table, deal: Deal) -> Content:
@@ -227,7 +243,7 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
                 "summary.tally",
                 names=pair_players(tr, table, index, pair),
                 n=totals[pair],
-                tally=tally_text(totals[pair]),
+                tally=tally_text(totals[pair], target_of(table)),
             )
         )
     return _ending(tr, codec, table, index, lines)

@@ -6,7 +6,8 @@ JobQueue job (:func:`tick`) moves the due ones to an in-flight set under a lease
 so of several processes exactly one fires each, and a timer that came due while the bot was down
 fires at the first tick after a start. A fired timer's lease is released; one whose process died
 before firing it goes back to the due set when its lease ends, and the next tick (of any process)
-takes it. A timer names the turn it was set for (deal and number of moves); one that fires
+takes it. One that fails while storage is unavailable (:mod:`bot.storage.errors`) is due again a
+second after storage is back. A timer names the turn it was set for (deal and number of moves); one that fires
 after the turn moved on does nothing: the change that plays for the absent seat is a compare-and-set
 that checks the turn again.
 
@@ -23,168 +24,51 @@ import logging
 import math
 import random
 from collections import OrderedDict, deque
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from html import escape
-from typing import Literal
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.engine import view_for
+from bot.engine import Phase, view_for
 from bot.handlers import game
 from bot.handlers.bots import decide
 from bot.handlers.codec import Back
-from bot.handlers.core import Core, Settings, TableKey
+from bot.handlers.core import Core
 from bot.handlers.game import Progress
 from bot.handlers.labels import bot_played
 from bot.handlers.leftovers import Leftover, Leftovers
 from bot.handlers.lobby_view import default_level, expired_content
 from bot.handlers.outbox import Content
 from bot.handlers.presenter import Presenter
+from bot.handlers.timer_ids import (
+    TAKEN_TURNS,
+    TIDY_AFTER,
+    TURN_KINDS,
+    TimerId,
+    TimerKind,
+    Turn,
+    held_until,
+    taken_turn_timers,
+    turn_of,
+    turn_time,
+)
 from bot.handlers.usecase import Change, Snapshot, Tables
 from bot.handlers.words import decider, seat_name
-from bot.storage import ChatSettings, StaleWrite, Table, TimerPlan
+from bot.storage import StaleWrite, Table, TimerPlan
+from bot.storage.errors import storage_down
 
 _LOG = logging.getLogger(__name__)
-TimerKind = Literal["remind", "timeout", "away", "lobby", "table", "tidy"]
-_KINDS: tuple[TimerKind, ...] = ("remind", "timeout", "away", "lobby", "table", "tidy")
-#: The timers of a person's turn.
-_TURN_KINDS: tuple[TimerKind, ...] = ("remind", "timeout", "away")
-#: A reminder's ``tidy`` timer fires this long after the turn's timeout, and again as long after that
-#: while the turn still waits (its person ticking cards holds it off).
-TIDY_AFTER = 5.0
 #: Timers taken per tick; the rest wait for the next one.
 CLAIM_BATCH = 100
-#: A timer whose firing failed (storage trouble) is tried again this much later.
+#: A timer whose firing failed (a table too busy, a bug) is tried again this much later.
 RETRY_SECONDS = 5.0
-#: Redis unreachable: logged as one warning line, not a traceback.
-STORAGE_ERRORS = (RedisConnectionError, RedisTimeoutError)
-
-
-@dataclass(frozen=True, slots=True)
-class TimerId:
-    """What a timer is for; the sorted set's member is ``kind|chat|thread|table|deal|moves|seat``, and
-    for ``tidy`` (a reminder to delete once its turn is gone) ``…|seat|<user id>:<message id>``."""
-
-    kind: TimerKind
-    chat_id: int
-    thread_id: int | None
-    table_id: str
-    deal_seq: int = 0
-    moves: int = 0
-    seat: int = 0
-    #: ``tidy``: the private chat and the message of the reminder.
-    message: tuple[int, int] | None = None
-
-    def pack(self) -> str:
-        """The sorted-set member."""
-        fields = (
-            self.kind,
-            self.chat_id,
-            self.thread_id or 0,
-            self.table_id,
-            self.deal_seq,
-            self.moves,
-            self.seat,
-        )
-        tail = f"|{self.message[0]}:{self.message[1]}" if self.message is not None else ""
-        return "|".join(str(f) for f in fields) + tail
-
-    @classmethod
-    def parse(cls, member: str) -> TimerId | None:
-        """The timer behind a member, or None for anything malformed."""
-        parts = member.split("|")
-        if len(parts) not in (7, 8) or parts[0] not in _KINDS or (len(parts) == 8) != (parts[0] == "tidy"):
-            return None
-        kind = next(k for k in _KINDS if k == parts[0])
-        try:
-            chat, thread, seq, moves, seat = (int(parts[i]) for i in (1, 2, 4, 5, 6))
-            message = None
-            if len(parts) == 8:
-                user, _, message_id = parts[7].partition(":")
-                message = (int(user), int(message_id))
-        except ValueError:
-            return None
-        return cls(kind, chat, thread or None, parts[3], seq, moves, seat, message)
-
-    @property
-    def key(self) -> TableKey:
-        """The table's storage key."""
-        return (self.chat_id, self.thread_id)
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """A person's decision the deal waits for."""
-
-    deal_seq: int
-    moves: int
-    seat: int
-
-
-def turn_of(shown: Snapshot | Table) -> Turn | None:
-    """The person (not a bot player) the table waits for, if any."""
-    snap = shown if isinstance(shown, Snapshot) else Snapshot(shown)
-    table = snap.table
-    if table.status != "playing" or table.match is None or table.match.current is None:
-        return None
-    deal = snap.deal
-    if deal is None or deal.to_act is None:
-        return None
-    # A blind's decision (its brag) is its partner's: his turn, timed as his own.
-    seat = table.seats[decider(table, deal.to_act)]
-    if seat is None or seat.is_bot:
-        return None
-    return Turn(table.match.deal_seq, len(deal.moves), deal.to_act)
-
-
+#: A timer whose firing met storage unavailable (:func:`bot.storage.errors.storage_down`) is due
+#: again this much later; while its claim cannot even be given back, that is tried every
+#: :data:`STORAGE_POLL` seconds, so it fires within seconds of storage coming back, not after its lease.
+STORAGE_RETRY = 1.0
+STORAGE_POLL = 1.0
 #: Turns whose turn time is kept (see :meth:`Timers._turn_time`): many more than tables in play.
 TURNS_KEPT = 4096
-
-#: Turn timers of this many latest moves are dropped when the next turn's are armed.
-TAKEN_TURNS = 4
-
-
-def taken_turn_timers(snap: Snapshot) -> list[str]:
-    """The turn timers of the deal's latest decisions (``TAKEN_TURNS``): they could only fire for nothing.
-
-    Dropped when the next turn's timers are armed, so a quick game does not leave two stale timers
-    per move, each loading its table when it fires (the latest four moves reach back to a person's
-    previous turn past three bot players).
-    """
-    table = snap.table
-    m = table.match
-    deal = snap.deal if table.status == "playing" and m is not None else None
-    if m is None or deal is None:
-        return []
-    kinds = _TURN_KINDS
-    key = (table.chat_id, table.thread_id, table.table_id)
-    first = max(0, len(deal.moves) - TAKEN_TURNS)
-    return [
-        TimerId(k, *key, m.deal_seq, i, deal.moves[i][0]).pack()
-        for i in range(first, len(deal.moves))
-        for k in kinds
-    ]
-
-
-def turn_time(chat: ChatSettings, settings: Settings) -> int:
-    """Seconds a person of this chat has for a decision (0: no turn timer)."""
-    return settings.turn_time if chat.turn_time is None else chat.turn_time
-
-
-def held_until(table: Table | None, timer: TimerId, span: float, now: float) -> float | None:
-    """When ``timer`` should fire instead, if its person is ticking cards for its decision.
-
-    A tick (``MatchState.picking``, the exchange's give) shows the person is there: the reminder
-    and the timeout count from their last tick (``span`` after it), not from when the turn came.
-    None when they have not ticked for this decision or that time has come.
-    """
-    m = table.match if table is not None else None
-    p = m.picking if m is not None else None
-    if p is None or (p.deal_seq, p.moves, p.seat) != (timer.deal_seq, timer.moves, timer.seat):
-        return None
-    return p.at + span if p.at + span > now else None
 
 
 class Timers:
@@ -229,7 +113,7 @@ class Timers:
                 now = core.settings.clock()
                 named = {
                     kind: TimerId(kind, *key, table.table_id, turn.deal_seq, turn.moves, turn.seat).pack()
-                    for kind in _TURN_KINDS
+                    for kind in TURN_KINDS
                 }
                 if decider(table, turn.seat) in table.away:
                     due[named["away"]] = now + core.settings.bot_delay
@@ -294,9 +178,10 @@ class Timers:
     async def _arm_logged(self, table: Table | Snapshot) -> None:
         try:
             await self.arm(table)
-        except Exception:  # storage trouble: the next change, or the next start, arms it again
+        except Exception as e:  # storage trouble: the next change, or the next start, arms it again
             t = table.table if isinstance(table, Snapshot) else table
-            _LOG.exception("could not arm the timers of table %s", t.table_id)
+            log = _LOG.warning if storage_down(e) else _LOG.exception  # a traceback for a bug only
+            log("could not arm the timers of table %s: %s", t.table_id, e)
 
     async def resume(self) -> int:
         """After a start: make sure every table has its timers (lost ones, or tables older than timers)."""
@@ -326,15 +211,41 @@ class Timers:
         return len(claimed)
 
     async def _fire_claimed(self, member: str) -> None:
-        """:meth:`fire` a claimed timer, then release its lease; nothing escapes the task."""
+        """:meth:`fire` a claimed timer, then release its lease; nothing escapes the task.
+
+        If the firing failed and storage could not even take its retry, the claim is given back (its
+        lease ends a moment later, and the next tick of any process takes it) as soon as storage takes
+        that: the timer fires within seconds of a storage fault's end, not when its lease ends.
+        """
+        storage, clock = self.core.storage, self.core.settings.clock
         try:
             await self.fire(member)
-            await self.core.storage.finish_timer(member)
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            # Storage down even for the retry: the lease ends and the timer is due again then.
-            _LOG.warning("timer %s left to its lease (%s s): %s", member, self.core.settings.timer_lease, e)
+            if not storage_down(e):
+                _LOG.exception("timer %s: its retry could not be stored", member)
+            await self._until_stored(member, lambda: storage.release_timer(member, clock() + STORAGE_RETRY))
+            return
+        await self._until_stored(member, lambda: storage.finish_timer(member))
+
+    async def _until_stored(self, member: str, step: Callable[[], Awaitable[object]]) -> None:
+        """Run ``step`` for the claimed timer ``member``, again every :data:`STORAGE_POLL` s while
+        storage is unavailable, until its lease is over (then any process takes the timer again)."""
+        settings = self.core.settings
+        ends = settings.clock() + settings.timer_lease
+        while True:
+            try:
+                await step()
+                return
+            except Exception as e:
+                if not storage_down(e):
+                    _LOG.exception("timer %s left to its lease", member)
+                    return
+                if settings.clock() + STORAGE_POLL >= ends:
+                    _LOG.warning("timer %s left to its lease: %s", member, e)
+                    return
+            await asyncio.sleep(STORAGE_POLL)
 
     async def idle(self) -> None:
         """Wait until every timer armed or fired so far has done its work (tests)."""
@@ -365,17 +276,17 @@ class Timers:
                 await self._expire_lobby(timer)
             else:
                 await self._expire_table(timer)
-        except STORAGE_ERRORS as e:
-            # Redis down: one line, not a traceback. If the retry cannot be stored either, it
-            # raises: the task (tick) logs that one line instead and leaves the timer to its lease.
+        except Exception as e:
+            down = storage_down(e)
+            if down:  # one line, not a traceback
+                _LOG.warning("timer %s waits for storage (%s); again in %s s", member, e, STORAGE_RETRY)
+            else:  # a table too busy, or a bug: try again shortly rather than let the turn hang
+                _LOG.exception("timer %s failed; trying again in %s s", member, RETRY_SECONDS)
+            # If storage cannot take the retry either, this raises: a claimed timer's claim is then
+            # given back once it can (see _fire_claimed).
             if timer.kind != "remind":
-                await self.core.storage.add_timers({member: self.core.settings.clock() + RETRY_SECONDS})
-            _LOG.warning("timer %s waits for storage (%s); trying again in %s s", member, e, RETRY_SECONDS)
-        except Exception:
-            # A table too busy, or a bug: try again shortly rather than let the turn hang.
-            _LOG.exception("timer %s failed; trying again in %s s", member, RETRY_SECONDS)
-            if timer.kind != "remind":
-                await self.core.storage.add_timers({member: self.core.settings.clock() + RETRY_SECONDS})
+                later = STORAGE_RETRY if down else RETRY_SECONDS
+                await self.core.storage.add_timers({member: self.core.settings.clock() + later})
 
     def _current(self, shown: Snapshot | Table | None, timer: TimerId) -> Turn | None:
         """The turn ``timer`` was set for, if the table still waits for it."""
@@ -448,6 +359,13 @@ class Timers:
         assert deal is not None
         rng = random.Random(core.rng.getrandbits(64))
         action = await decide(default_level(), view_for(deal, timer.seat), rng, core.thinker)
+        actions = [action]
+        # "We exchange" and the cards given are one decision for a person: a timeout takes both, not
+        # leaving the cards to pick on a fresh timer.
+        then = deal.copy()
+        then.apply(timer.seat, action)
+        if then.phase is Phase.EXCHANGE_GIVE and then.to_act == timer.seat:
+            actions.append(await decide(default_level(), view_for(then, timer.seat), rng, core.thinker))
         at_once = chat.timeout_action == "away"
 
         def change(c: Change) -> tuple[Progress, str | None] | None:
@@ -458,8 +376,9 @@ class Timers:
                 return None
             if held_until(stored, timer, seconds, core.settings.clock()) is not None:
                 return None
-            bot_played(stored, timer.seat, action)  # 💤 on this card only
-            progress = c.play(timer.seat, action)
+            for taken in actions:
+                bot_played(stored, timer.seat, taken)  # 💤 on this card only
+                progress = c.play(timer.seat, taken)
             if timer.kind == "away":
                 return progress, None
             who = decider(stored, timer.seat)  # the person whose turn it was (a blind's partner for it)
@@ -467,7 +386,8 @@ class Timers:
             stored.timeouts[who] = row
             if at_once or row >= 2:
                 stored.away.append(who)
-                return progress, "away"
+                # The first time out under "the bot takes over" is not "again".
+                return progress, "away" if row >= 2 else "away_now"
             return progress, "timeout"
 
         after, outcome = await self.tables.run(timer.key, change)
@@ -503,7 +423,7 @@ class Timers:
             )
             return
         data = core.codec.data(table.chat_id, table.thread_id, table.table_id, 0, Back())
-        text = group("timer.away", name=name)
+        text = group(f"timer.{notice}", name=name)
         markup = InlineKeyboardMarkup(
             [[InlineKeyboardButton(group("timer.back_button"), callback_data=data)]]
         )
@@ -578,3 +498,10 @@ class Timers:
             await core.storage.add_timers({timer.pack(): core.settings.clock() + RETRY_SECONDS})
             return False
         return True
+
+
+__all__ = [
+    "CLAIM_BATCH", "RETRY_SECONDS", "STORAGE_POLL", "STORAGE_RETRY", "TAKEN_TURNS", "TIDY_AFTER",
+    "TURNS_KEPT", "TimerId", "TimerKind", "Timers", "Turn", "held_until", "taken_turn_timers", "turn_of",
+    "turn_time",
+]  # fmt: skip

@@ -5,7 +5,8 @@ Every tap, bot move and timeout changes its table through :meth:`Tables.run`:
 1. **load** the table once: a table this process saved moments ago is not read back (the
    compare-and-set tells whether it is still the stored one), any other is read from storage;
 2. **rebuild** the deal in play once, or take it from a cache keyed by the table's key, id and
-   version (the version is the compare-and-set counter, so one version is one stored state);
+   stamp (version and revision: what the compare-and-set compares, so one stamp is one stored state,
+   even after a Redis that went back to an older state was advanced again to the same version);
 3. **decide**: the caller's function changes the table through a :class:`Change` (which plays a
    move on the rebuilt deal, never on a copy of the record) and returns what it needs;
 4. **save** with one compare-and-set, which also arms the table's timers (one round trip);
@@ -49,17 +50,17 @@ _UNBUILT: Any = object()
 
 
 class DealCache:
-    """The deal in play of each table lately changed or read, with the table id and version it is of.
+    """The deal in play of each table lately changed or read, with the table id and stamp it is of.
 
-    A version names one stored state of a table (every save bumps it), so a deal found for the same
-    id and version is the one its record gives; the count of moves is compared as well, in case a
-    table was deleted and made again under the same id. One deal per table (the least recently used
+    A stamp (version and revision) names one stored state of a table (every save bumps the version
+    and draws a new revision), so a deal found for the same id and stamp is the one its record gives;
+    the count of moves is compared as well. One deal per table (the least recently used
     forgotten first): an older state's deal is held by the snapshots that still show it, if any.
     """
 
     def __init__(self, kept: int = DEALS_KEPT) -> None:
         self._kept = kept
-        self._deals: OrderedDict[TableKey, tuple[str, int, Deal]] = OrderedDict()
+        self._deals: OrderedDict[TableKey, tuple[str, tuple[int, str], Deal]] = OrderedDict()
 
     def get(self, table: Table) -> Deal | None:
         """The deal in play of ``table`` (rebuilt from its record once, then kept)."""
@@ -86,8 +87,8 @@ class DealCache:
         found = self._deals.get(key)
         if found is None:
             return None
-        table_id, version, deal = found
-        if (table_id, version) != (table.table_id, table.version) or len(deal.moves) != len(
+        table_id, stamp, deal = found
+        if (table_id, stamp) != (table.table_id, table.stamp) or len(deal.moves) != len(
             m.current.get("moves", ())
         ):
             return None
@@ -96,14 +97,14 @@ class DealCache:
         return deal
 
     def put(self, table: Table, deal: Deal | None) -> None:
-        """Keep ``deal`` as the deal in play of ``table`` at its version (unless a newer one is kept)."""
+        """Keep ``deal`` as the deal in play of ``table`` at its stamp (unless a newer version is kept)."""
         if deal is None:
             return
         key = key_of(table)
         found = self._deals.get(key)
-        if found is not None and found[0] == table.table_id and found[1] > table.version:
+        if found is not None and found[0] == table.table_id and found[1][0] > table.version:
             return
-        self._deals[key] = (table.table_id, table.version, deal)
+        self._deals[key] = (table.table_id, table.stamp, deal)
         self._deals.move_to_end(key)
         if len(self._deals) > self._kept:
             self._deals.popitem(last=False)
@@ -232,8 +233,8 @@ class Tables:
         self.renderers: list[Renderer] = []
         self.planner: Planner | None = None
         self.announce: Announce | None = None
-        #: The tables this process saved lately: (monotonic time, version, JSON), oldest first.
-        self._saved: OrderedDict[TableKey, tuple[float, int, str]] = OrderedDict()
+        #: The tables this process saved lately: (monotonic time, stamp, JSON), oldest first.
+        self._saved: OrderedDict[TableKey, tuple[float, tuple[int, str], str]] = OrderedDict()
         #: Held only while in use (a waiter or holder keeps its lock alive), so ended tables leave none.
         self._locks: weakref.WeakValueDictionary[TableKey, asyncio.Lock] = weakref.WeakValueDictionary()
 
@@ -325,7 +326,7 @@ class Tables:
                     self._saved.pop(key, None)
                     continue
                 snap.armed = timers is not None
-                self._keep(key, table.version, after)
+                self._keep(key, table.stamp, after)
                 if snap.built is not _UNBUILT:
                     self.deals.put(table, snap.built)
                 return snap, result
@@ -339,22 +340,23 @@ class Tables:
     def _recent(self, key: TableKey) -> Table | None:
         """A copy of the table as this process saved it, if that was less than ``RECENT_SECONDS`` ago.
 
-        Kept briefly: the compare-and-set is on the version alone, and a table deleted and made
-        again (by another process) would only reach the same version after many changes.
+        The compare-and-set checks its stamp (version and revision), so a copy another process
+        outdated is refused, also when Redis went back to an older state meanwhile and the other
+        process advanced that to the same version (the revisions differ). Kept briefly all the same.
         """
         found = self._saved.get(key)
         if found is None:
             return None
-        at, version, data = found
+        at, stamp, data = found
         if time.monotonic() - at > RECENT_SECONDS:
             del self._saved[key]
             return None
         table = Table.model_validate_json(data)
-        table.version = version
+        table.version, table.revision = stamp
         return table
 
-    def _keep(self, key: TableKey, version: int, data: str) -> None:
-        self._saved[key] = (time.monotonic(), version, data)
+    def _keep(self, key: TableKey, stamp: tuple[int, str], data: str) -> None:
+        self._saved[key] = (time.monotonic(), stamp, data)
         self._saved.move_to_end(key)
         if len(self._saved) > RECENT_KEPT:
             self._saved.popitem(last=False)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from html import escape
 
 from bot.engine.cards import Card, Suit
-from bot.engine.rules import BLIND_SEATS, decider_of
-from bot.engine.scoring import tally
+from bot.engine.rules import BLIND_SEATS, Rules, decider_of
 from bot.handlers.i18n import Tr
-from bot.handlers.rotation import number_of
+from bot.handlers.rotation import number_of, rotates
 from bot.storage import Seat, Table
 
 SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦"}
@@ -35,15 +34,52 @@ def suit_text(tr: Tr, suit: Suit | None) -> str:
 def seat_name(tr: Tr, table: Table, seat: int, *, mention: bool = False) -> str:
     """The (HTML-escaped) name of whoever sits in ``seat``; a link that notifies with ``mention``."""
     s = table.seats[seat]
+    if s is not None and seat in table.away and not s.is_bot:  # the bot player decides for them
+        return tr("seat.away", name=occupant_name(tr, table, seat, mention=mention))
+    return occupant_name(tr, table, seat, mention=mention)
+
+
+def occupant_name(tr: Tr, table: Table, seat: int, *, mention: bool = False) -> str:
+    """:func:`seat_name` without the away mark: every view's one name for a seat. A blind is named
+    after its partner, a bot that took over from a person who left mid-match after that person
+    (``Вера (🤖)``), from the tricks to the turn line and the next deal's table."""
+    s = table.seats[seat]
     if s is None:
         if seat in blind_seats(table):
             # A blind is named after its partner, who decides for it.
             return tr("seat.blind", name=seat_name(tr, table, decider(table, seat)))
         return tr("seat.empty")
-    number = number_of(table, seat)  # a bot keeps its lobby number when the people move
-    if seat in table.away and not s.is_bot:  # the bot player decides for them (turn timers)
-        return tr("seat.away", name=person(tr, s, number, mention=mention))
-    return person(tr, s, number, mention=mention)
+    left = stand_in_for(table, seat)
+    if left is not None:
+        return tr("seat.stand_in", name=escape(left))
+    # A bot keeps its lobby number when the people move.
+    return person(tr, s, number_of(table, seat), mention=mention)
+
+
+def stand_in_for(table: Table, seat: int) -> str | None:
+    """The person the bot in ``seat`` plays for since they left mid-match (the last to leave the
+    seat: ``MatchState.left``), or None."""
+    m = table.match
+    s = table.seats[seat]
+    if m is None or not m.left or s is None or not s.is_bot:
+        return None
+    here = number_of(table, seat)
+    for index in sorted(m.left, reverse=True):
+        for left_seat, name in m.left[index].items():
+            if _number_then(table, index, left_seat) == here:
+                return name
+    return None
+
+
+def _number_then(table: Table, index: int, seat: int) -> int:
+    """:func:`number_of` for ``seat`` as seated in the deal at ``index`` (the people move each deal
+    with ``blind_rotates``)."""
+    m = table.match
+    if m is None or not rotates(table):
+        return seat
+    deal_no = m.deals[index].get("deal_no", 1) if index < len(m.deals) else m.deal_no
+    person = Rules.parse(table.rules).seating(deal_no)[seat]
+    return seat if person is None else person
 
 
 def blind_seats(table: Table) -> tuple[int, ...]:
@@ -98,6 +134,21 @@ def people_names(tr: Tr, table: Table) -> str:
     return ", ".join(seat_name(tr, table, s) for s in range(len(table.seats)))
 
 
-def tally_text(penalty: int) -> str:
-    """The shestyorki tally in text: six pairs of pips, ● uncovered, ○ still covered."""
-    return " ".join(f"⚅{'●' * opened}{'○' * (3 - opened)}" for opened in tally(penalty))
+#: Pairs of pips on one six: each 2 penalty points uncover a pair (RULES.md §1).
+ROWS_PER_SIX = 3
+
+
+def sixes(penalty: int, target: int = 12) -> tuple[int, ...]:
+    """The shestyorki tally for a match to ``target``: how many pairs of pips each six shows uncovered.
+
+    Each 2 penalty points uncover one pair of pips, the first six first (RULES.md §1); a match to 12
+    is kept on two sixes, one to 6 on one, one to 18 on three: the last pair of pips opens at the target.
+    """
+    count = max(1, -(-target // (2 * ROWS_PER_SIX)))
+    rows = min(max(penalty, 0) // 2, count * ROWS_PER_SIX)
+    return tuple(min(max(rows - i * ROWS_PER_SIX, 0), ROWS_PER_SIX) for i in range(count))
+
+
+def tally_text(penalty: int, target: int = 12) -> str:
+    """The shestyorki tally in text for a match to ``target``: ● uncovered pips, ○ still covered."""
+    return " ".join(f"⚅{'●' * opened}{'○' * (ROWS_PER_SIX - opened)}" for opened in sixes(penalty, target))

@@ -20,6 +20,9 @@ from bot.storage.models import Seat, Table
 
 #: The version of ``meta``'s shape.
 META_SCHEMA = 1
+#: The standings' key a blind was counted under before blinds were left out (a seat with no one, stored
+#: as a bot of no level; every bot player has a level): no player, never shown.
+BLIND_KEY = "bbot"
 #: The keys of an entry that belong to the match record.
 RECORD_KEYS = ("rules", "deals", "egg_cards")
 

@@ -33,7 +33,7 @@ class MatchFacts:
     pairs: list[tuple[str, str, bool]] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)
     #: Per person: won the match (for the streak), and the partner's key (None with individual scores:
-    #: partnerships formed for one deal are no pair).
+    #: partnerships formed for one deal are no pair; None for a blind's partner: a blind is nobody).
     outcome: dict[str, tuple[bool, str | None]] = field(default_factory=dict)
     #: The match's result as ``python -m bot.engine.replay`` prints it (None for a stopped match).
     result: dict[str, Any] | None = None
@@ -64,7 +64,10 @@ def facts_of(entry: dict[str, Any], meta: Meta) -> MatchFacts:
     pair_of = deals[0].pair_of
     out.result, out.rules, out.deals, out.pair_of = result, rules, deals, tuple(pair_of)
     seats = meta.seats
+    blinds = rules.blind_seats  # nobody: a blind adds to no one's figures and is no one's partner
     for s, player in enumerate(seats):
+        if s in blinds:
+            continue
         f = dict.fromkeys(FIGURES, 0)
         f["played"] = 1
         lost_match = pair_of[s] == loser
@@ -81,9 +84,9 @@ def facts_of(entry: dict[str, Any], meta: Meta) -> MatchFacts:
         if pa.is_person and pb.is_person and pa.key != pb.key:
             x, y = sorted((pa.key, pb.key))
             out.pairs.append((x, y, won))
-        for me, partner in ((pa, pb), (pb, pa)):
-            if me.is_person:
-                out.outcome[me.key] = (won, partner.key)
+        for (me, i), (partner, j) in (((pa, a), (pb, b)), ((pb, b), (pa, a))):
+            if me.is_person and i not in blinds:
+                out.outcome[me.key] = (won, None if j in blinds else partner.key)
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from bot.stats.entry import BLIND_KEY
 from bot.stats.facts import FIGURES
 
 #: Pairs shown as best and as worst.
@@ -72,7 +73,7 @@ def standings_of(counts: dict[str, int], names: dict[str, str]) -> Standings:
             slot[0 if parts[3] == "n" else 1] += n
         elif len(parts) == 2 and parts[1] in FIGURES:
             players.setdefault(parts[0], dict.fromkeys(FIGURES, 0))[parts[1]] = n
-    rows = [Row(k, names.get(k, ""), f) for k, f in players.items() if f.get("played")]
+    rows = [Row(k, names.get(k, ""), f) for k, f in players.items() if f.get("played") and k != BLIND_KEY]
     rows.sort(key=lambda r: (-r.figures["won"], -r.share, -r.figures["played"], r.name))
     together = [Pair(a, b, n, won) for (a, b), (n, won) in pairs.items() if n]
     ranked = sorted(together, key=lambda p: (-p.share, -p.matches, p.a, p.b))
@@ -118,7 +119,7 @@ def personal_of(raw: dict[str, str]) -> Personal:
     partners: dict[str, list[int]] = {}
     for field, value in raw.items():
         parts = field.split("|")
-        if parts[0] == "partner" and len(parts) == 3:
+        if parts[0] == "partner" and len(parts) == 3 and parts[1] != BLIND_KEY:
             partners.setdefault(parts[1], [0, 0])[0 if parts[2] == "n" else 1] += int(value)
     earned = {f[4:]: float(v) for f, v in raw.items() if f.startswith("ach|")}
     favourite = max(partners.items(), key=lambda kv: (kv[1][0], kv[1][1], kv[0]), default=None)

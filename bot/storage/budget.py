@@ -41,6 +41,7 @@ from typing import Protocol
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import RedisClusterException
 
 _LOG = logging.getLogger(__name__)
 
@@ -162,7 +163,7 @@ class RedisBudget:
                     await sleep(wait)
                     waited += wait
                     wait = await self.take(key, chat_interval, look=True)
-        except (aioredis.RedisError, OSError) as e:
+        except (aioredis.RedisError, RedisClusterException, OSError) as e:  # any storage fault, and more
             _LOG.warning("the shared Telegram budget is unavailable (%s); paced by this process only", e)
             return waited
 

@@ -1,21 +1,28 @@
 """What the storage does differently on a Redis Cluster: the client, timer buckets, a move across slots.
 
-``REDIS_URL=redis+cluster://host:port`` (or ``rediss+cluster://``) names any node of a cluster; redis-py's
-:class:`~redis.asyncio.cluster.RedisCluster` discovers the rest, follows ``MOVED`` and finds the new
-master after a failover. Every script of :mod:`bot.storage.redis_store` touches the keys of one slot:
-a chat's keys share the hash tag ``{chat_id}``, and each timer bucket's due and in-flight sets share one.
+``REDIS_URL=redis+cluster://host1:port1,host2:port2,host3:port3`` (or ``rediss+cluster://``, with
+``user:password@`` and ``?options`` as in a ``redis://`` URL) names seed nodes of a cluster: the client
+asks them in turn for the cluster's map until one answers, so a process can start while a seed is
+down; one seed is enough when it is up. redis-py's :class:`~redis.asyncio.cluster.RedisCluster`
+discovers the rest, follows ``MOVED`` and finds the new master after a failover. Every script of
+:mod:`bot.storage.redis_store` touches the keys of one slot: a chat's keys share the hash tag
+``{chat_id}``, and each timer bucket's due and in-flight sets share one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.connection import SSLConnection, parse_url
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.exceptions import MaxConnectionsError, ResponseError
+from redis.exceptions import MaxConnectionsError, RedisClusterException, ResponseError
+
+from bot.storage.errors import unwrapped
 
 if TYPE_CHECKING:
     from bot.storage.redis_store import RedisStorage
@@ -28,9 +35,52 @@ CLUSTER_TIMER_BUCKETS = 8
 POOL_WAIT = 20.0
 
 
+#: A seed: a host name, an IPv4 address or a bracketed IPv6 one, and an optional port (default 6379).
+_SEED = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?")
+CLUSTER_URL_EXAMPLE = "redis+cluster://10.0.0.5:7000,10.0.0.6:7000,10.0.0.7:7000"
+
+
 def is_cluster_url(url: str) -> bool:
     """Whether ``url`` names a Redis Cluster (``redis+cluster://`` or ``rediss+cluster://``)."""
     return url.startswith(CLUSTER_SCHEMES)
+
+
+def cluster_seeds(url: str) -> tuple[list[tuple[str, int]], str]:
+    """The seed nodes ``(host, port)`` a cluster URL names, and the first seed's URL in plain
+    ``redis://`` or ``rediss://`` form with the URL's credentials and options.
+
+    Raises ValueError saying what is wrong: no seed, a seed that is not ``host[:port]``, a port out
+    of range, or a database other than 0 (a cluster has no other).
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme not in ("redis+cluster", "rediss+cluster"):
+        raise ValueError("must start with redis+cluster:// or rediss+cluster://")
+    where = re.match(r"[^/?#]*", rest)
+    netloc = where.group(0) if where else ""
+    tail = rest[len(netloc) :]
+    userinfo, at, hosts = netloc.rpartition("@")
+    if not hosts:
+        raise ValueError(f"names no seed node: list host:port of one or more, e.g. {CLUSTER_URL_EXAMPLE}")
+    seeds: list[tuple[str, int]] = []
+    first_host = ""
+    for item in hosts.split(","):
+        found = _SEED.fullmatch(item)
+        if not item:
+            raise ValueError(f"an empty seed (a comma too many?), e.g. {CLUSTER_URL_EXAMPLE}")
+        if found is None:
+            raise ValueError(
+                f"seed {item!r} is not host:port (seeds are separated by commas, e.g. {CLUSTER_URL_EXAMPLE})"
+            )
+        port = int(found.group(2) or 6379)
+        if not 1 <= port <= 65535:
+            raise ValueError(f"seed {item!r}: the port must be 1-65535")
+        first_host = first_host or found.group(1)
+        seeds.append((found.group(1).strip("[]"), port))
+    path = tail.split("?", 1)[0].split("#", 1)[0]
+    if path not in ("", "/", "/0"):
+        raise ValueError(f"a cluster has database 0 only: drop {path!r}")
+    first = f"{scheme.removesuffix('+cluster')}://{userinfo}{at}{first_host}:{seeds[0][1]}{tail}"
+    return seeds, first
 
 
 class _Cluster(RedisCluster):
@@ -46,6 +96,15 @@ class _Cluster(RedisCluster):
     """
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await self._execute(*args, **kwargs)
+        except (ResponseError, RedisClusterException) as e:
+            plain = unwrapped(e)  # a storage fault in a generic class as its own (bot/storage/errors.py)
+            if plain is e:
+                raise
+            raise plain from e
+
+    async def _execute(self, *args: Any, **kwargs: Any) -> Any:
         if self._initialize:
             await self.initialize()
         waited = 0.0
@@ -60,16 +119,23 @@ class _Cluster(RedisCluster):
 
 
 def cluster_client(url: str, *, max_connections: int) -> RedisCluster:
-    """A cluster client for a ``redis+cluster://`` URL (``max_connections`` per node).
+    """A cluster client for a ``redis+cluster://`` URL of one or more seeds (``max_connections`` per
+    node); raises ValueError for a malformed URL (:func:`cluster_seeds`).
 
     Commands that meet a dead node are retried (about 6 s in all, backing off) while the cluster
     promotes its replica; the client then reloads the slots' map and goes to the new master.
     """
-    plain = url.replace("+cluster://", "://", 1)
+    seeds, first = cluster_seeds(url)
+    options: dict[str, Any] = dict(parse_url(first))  # credentials and ?options, as redis:// has them
+    for own in ("host", "port", "db"):
+        options.pop(own, None)
+    if options.pop("connection_class", None) is SSLConnection:
+        options["ssl"] = True
     retry = Retry(ExponentialWithJitterBackoff(base=0.1, cap=1.0), 10)
-    return _Cluster.from_url(
-        plain, decode_responses=True, max_connections=max_connections, retry=retry,
-        socket_connect_timeout=1.0, socket_timeout=5.0,
+    return _Cluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in seeds],
+        **{"decode_responses": True, "max_connections": max_connections, "retry": retry,
+           "socket_connect_timeout": 1.0, "socket_timeout": 5.0, **options},
     )  # fmt: skip
 
 
@@ -92,21 +158,23 @@ def timer_bucket(member: str, buckets: int) -> int:
 
 
 async def move_across_slots(
-    store: RedisStorage, old: int, new: int, data: str, version: int, ttl_ms: int
+    store: RedisStorage, old: int, new: int, data: str, stamp: tuple[int, str], revision: str, ttl_ms: int
 ) -> int:
     """Move a table from chat ``old`` to ``new`` when the two chats' keys are on different slots.
 
     No script can hold both, so: the copy is put in the new chat first (refused, -1, if it has a
     table), then the old one is compare-and-deleted; if that loses (0: the table changed since it was
     loaded) the copy is taken back. For a moment both chats hold the table; the old chat is dead
-    by then (Telegram has moved the group), so nobody plays it there. Returns 1 when moved.
+    by then (Telegram has moved the group), so nobody plays it there. ``stamp``: the old table's
+    version and revision as loaded; ``revision``: the copy's. Returns 1 when moved.
     """
-    put = await store.run_put_new(store.table_key(new, None), version + 1, data, ttl_ms)
+    version = stamp[0]
+    put = await store.run_put_new(store.table_key(new, None), version + 1, revision, data, ttl_ms)
     if put != 1:
         return -1
-    deleted = await store.run_delete(store.table_key(old, None), store.history_key(old), version)
+    deleted = await store.run_delete(store.table_key(old, None), store.history_key(old), stamp)
     if not deleted:
-        await store.run_delete(store.table_key(new, None), store.history_key(new), version + 1)
+        await store.run_delete(store.table_key(new, None), store.history_key(new), (version + 1, revision))
         return 0
     return 1
 

@@ -124,6 +124,10 @@ class Table(_Doc):
     schema_version: int = SCHEMA
     #: Compare-and-set counter; every successful save increments it.
     version: int = 0
+    #: The stored state's revision: a random token each save stores beside the version, compared by
+    #: the compare-and-set too (bot/storage/scripts.py). Not in the JSON. A Redis that went back to
+    #: an older state and was advanced again by another process can repeat a version, never this.
+    revision: str = Field(default="", exclude=True)
     table_id: str
     chat_id: int
     thread_id: int | None = None
@@ -162,6 +166,12 @@ class Table(_Doc):
     #: Seats whose person blocked the bot (bot/handlers/faults.py): also away, and sent no DMs until
     #: they start the bot again or tap.
     blocked: list[int] = Field(default_factory=list)
+
+    @property
+    def stamp(self) -> tuple[int, str]:
+        """The version and revision: one stored state of the table, even across a rolled-back Redis
+        (what anything kept per state is keyed by)."""
+        return self.version, self.revision
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat ``user_id`` sits in, if any."""

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.storage.models import ChatSettings, Table, UserSettings
+from bot.storage.quarantine import Quarantined
 
 
 class StaleWrite(Exception):
@@ -23,16 +24,21 @@ class TimerPlan:
 
 
 class Storage(Protocol):
-    """Tables (compare-and-set on a version number), chat and user settings, and match history."""
+    """Tables (compare-and-set on a version and a revision), chat and user settings, match history."""
+
+    #: Told of each stored table this process moved aside because it did not load (to tell its chat).
+    on_quarantine: Callable[[Quarantined], None] | None
 
     async def load_table(self, chat_id: int, thread_id: int | None) -> Table | None:
-        """The table of a chat (or forum topic), if one exists."""
+        """The table of a chat (or forum topic), if one exists; one that does not load is moved
+        aside (``on_quarantine`` is told) and reads as none."""
         ...
 
     async def save_table(
         self, table: Table, *, ttl: float, data: str | None = None, timers: TimerPlan | None = None
     ) -> None:
-        """Save ``table`` if its stored version is still ``table.version``, then bump the version.
+        """Save ``table`` if its stored state is still ``table.stamp`` (version and revision), then
+        bump the version and set a new revision.
 
         Raises :class:`StaleWrite` when someone else saved first; ``ttl`` (seconds) is when an
         untouched table expires; ``data`` is ``table.model_dump_json()`` when the caller has it.
@@ -163,6 +169,10 @@ class Storage(Protocol):
 
     async def finish_timer(self, member: str) -> None:
         """A claimed timer has fired: release its lease."""
+        ...
+
+    async def release_timer(self, member: str, at: float) -> None:
+        """A claimed timer could not fire: end its lease at Unix time ``at`` (then it is due again)."""
         ...
 
     async def close(self) -> None:

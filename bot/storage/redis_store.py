@@ -1,9 +1,11 @@
 """Redis storage: every key of a chat shares the hash tag ``{chat_id}``, so it also runs on a cluster.
 
-A table is a hash ``{v: version, data: JSON}``; saving is one Lua compare-and-set on ``v``, so a
-double tap, or two bot processes handling the same tap, apply a move once. Every script touches the
-keys of one slot; on a Redis Cluster (``redis+cluster://``, :mod:`bot.storage.cluster`) the timers are
-spread over several sorted sets, and a group's move to its supergroup is done in steps.
+A table is a hash ``{v: version, r: revision, data: JSON}``; saving is one Lua compare-and-set on
+``v`` and ``r`` (:mod:`bot.storage.scripts`), so a double tap, or two bot processes handling the same
+tap, apply a move once, also after Redis went back to an older state. A table that does not load is
+moved aside (:mod:`bot.storage.quarantine`). Every script touches the keys of one slot; on a Redis
+Cluster (``redis+cluster://``, :mod:`bot.storage.cluster`) the timers are spread over several sorted
+sets, and a group's move to its supergroup is done in steps.
 """
 
 from __future__ import annotations
@@ -11,17 +13,15 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
-from pydantic import ValidationError
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from bot.storage import scripts
 from bot.storage.cluster import (
     CLUSTER_TIMER_BUCKETS,
     cluster_client,
@@ -30,117 +30,14 @@ from bot.storage.cluster import (
     move_key,
     timer_bucket,
 )
+from bot.storage.errors import STORAGE_DOWN, Redis
 from bot.storage.invariants import check_table
 from bot.storage.models import SCHEMA, ChatSettings, Table, UserSettings
 from bot.storage.protocol import StaleWrite, TimerPlan
+from bot.storage.quarantine import Quarantined, TableReader
+from bot.storage.scripts import cas, new_revision
 from bot.storage.stats_store import CHAT_PARTS, StatsStore
 
-# KEYS[1] table; ARGV: expected version, new version, JSON, ttl in ms.
-_SAVE = """
-local v = redis.call('HGET', KEYS[1], 'v')
-if (not v and ARGV[1] ~= '0') or (v and v ~= ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return 1
-"""
-# A save that also arms the table's timers, in one round trip. KEYS[1] table, KEYS[2] the timers'
-# sorted set; ARGV: expected version, new version, JSON, ttl in ms, then _ADD_TIMERS's arguments.
-# A single Redis only: on a cluster the timers' buckets are on other slots than the table, and the
-# save and the arming are two scripts (see save_table).
-_SAVE_ARM = """
-local v = redis.call('HGET', KEYS[1], 'v')
-if (not v and ARGV[1] ~= '0') or (v and v ~= ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-local d = tonumber(ARGV[5])
-if d > 0 then redis.call('ZREM', KEYS[2], unpack(ARGV, 6, d + 5)) end
-local u = ARGV[d + 6]
-if u ~= '' and redis.call('ZSCORE', KEYS[2], u) then return 1 end
-for i = d + 7, #ARGV, 2 do redis.call('ZADD', KEYS[2], 'NX', ARGV[i], ARGV[i + 1]) end
-return 1
-"""
-# KEYS[1] table, KEYS[2] history; ARGV: expected version, archive JSON ('' for none), history length.
-_DELETE = """
-local v = redis.call('HGET', KEYS[1], 'v')
-if v ~= ARGV[1] then return 0 end
-redis.call('DEL', KEYS[1])
-if ARGV[2] ~= '' then
-  redis.call('LPUSH', KEYS[2], ARGV[2])
-  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[3]) - 1)
-end
-return 1
-"""
-# KEYS[1] a table that must not exist yet; ARGV: its version, JSON, ttl in ms. (A move across slots.)
-_PUT_NEW = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'data', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
-"""
-# KEYS[1] history; ARGV: the record's JSON, history length.
-_PUSH = """
-redis.call('LPUSH', KEYS[1], ARGV[1])
-redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
-return 1
-"""
-# KEYS[1] a bucket of the timers' sorted set, KEYS[2] its timers in flight (score: when the lease
-# ends); ARGV: now, how many at most, lease end. Leases that ended (the process that claimed them died
-# before firing) go back to the due set first; due members then move to the in-flight set, in one
-# script, so of several processes claiming at once exactly one gets each timer. Returns members and
-# their due times, flat.
-_CLAIM = """
-local n = tonumber(ARGV[2])
-local lost = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, n)
-for _, m in ipairs(lost) do
-  redis.call('ZADD', KEYS[1], 'NX', ARGV[1], m)
-  redis.call('ZREM', KEYS[2], m)
-end
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, n)
-for i = 1, #due, 2 do
-  redis.call('ZREM', KEYS[1], due[i])
-  redis.call('ZADD', KEYS[2], ARGV[3], due[i])
-end
-return due
-"""
-# KEYS[1] an update's claim; ARGV: now, lease end, how long a claim is kept (s). The claim holds
-# 'done' or the time its lease ends: a lease that ended (its process died) may be claimed again.
-_CLAIM_UPDATE = """
-local v = redis.call('GET', KEYS[1])
-if v and (v == 'done' or (ARGV[4] ~= '1' and (tonumber(v) or 0) > tonumber(ARGV[1]))) then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
-return 1
-"""
-# A group upgraded to a supergroup. KEYS: old table, new table, then pairs of the old and new chat's
-# other keys (settings, history, the standings'). ARGV: the old table's expected version ('' if it
-# has none), the moved table's JSON, its ttl in ms. One script, so no one ever sees the table in
-# both chats or in neither.
-_MOVE = """
-if ARGV[1] ~= '' then
-  local v = redis.call('HGET', KEYS[1], 'v')
-  if v ~= ARGV[1] then return 0 end
-  if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
-  redis.call('HSET', KEYS[2], 'v', tostring(tonumber(v) + 1), 'data', ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[3])
-  redis.call('DEL', KEYS[1])
-end
-for i = 3, #KEYS, 2 do
-  if redis.call('EXISTS', KEYS[i]) == 1 and redis.call('EXISTS', KEYS[i + 1]) == 0 then
-    redis.call('RENAME', KEYS[i], KEYS[i + 1])
-  end
-end
-return 1
-"""
-# KEYS[1] a bucket of the timers' sorted set; ARGV: how many members to drop, those members, a
-# member that, while pending, stops the addition ('' for none), then score and member pairs, each
-# added only if not pending already. The drops happen either way.
-_ADD_TIMERS = """
-local d = tonumber(ARGV[1])
-if d > 0 then redis.call('ZREM', KEYS[1], unpack(ARGV, 2, d + 1)) end
-local u = ARGV[d + 2]
-if u ~= '' and redis.call('ZSCORE', KEYS[1], u) then return 0 end
-for i = d + 3, #ARGV, 2 do redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1]) end
-return 1
-"""
 _LOG = logging.getLogger(__name__)
 _S = TypeVar("_S", ChatSettings, UserSettings)
 HISTORY_KEPT = 100
@@ -176,15 +73,19 @@ class RedisStorage:
         #: Check every table state before saving it (card conservation, a sane match); see
         #: bot/storage/invariants.py. A state that fails is refused, never stored.
         self.check = check
-        self._save = client.register_script(_SAVE)
-        self._save_arm = client.register_script(_SAVE_ARM)
-        self._delete = client.register_script(_DELETE)
-        self._move = client.register_script(_MOVE)
-        self._claim = client.register_script(_CLAIM)
-        self._add_timers = client.register_script(_ADD_TIMERS)
-        self._claim_update = client.register_script(_CLAIM_UPDATE)
-        self._put_new = client.register_script(_PUT_NEW)
-        self._push = client.register_script(_PUSH)
+        self._save = client.register_script(scripts.SAVE)
+        self._save_arm = client.register_script(scripts.SAVE_ARM)
+        self._delete = client.register_script(scripts.DELETE)
+        self._move = client.register_script(scripts.MOVE)
+        self._claim = client.register_script(scripts.CLAIM)
+        self._add_timers = client.register_script(scripts.ADD_TIMERS)
+        self._claim_update = client.register_script(scripts.CLAIM_UPDATE)
+        self._put_new = client.register_script(scripts.PUT_NEW)
+        self._push = client.register_script(scripts.PUSH)
+        self._reader = TableReader(client)
+        #: Told of each table this process moved aside because it did not load (the handlers tell its
+        #: chat; see bot/storage/quarantine.py).
+        self.on_quarantine: Callable[[Quarantined], None] | None = None
         #: The standings' keys and scripts (bot/storage/stats_store.py).
         self.stats = StatsStore(client, prefix)
         #: Chat settings key -> (monotonic time it may be used until, the settings read).
@@ -208,7 +109,7 @@ class RedisStorage:
         pool = aioredis.BlockingConnectionPool.from_url(
             url, decode_responses=True, max_connections=max_connections, timeout=20, retry=retry
         )
-        return cls(aioredis.Redis.from_pool(pool), prefix=prefix)
+        return cls(Redis.from_pool(pool), prefix=prefix)
 
     # ----- keys --------------------------------------------------------------------------------
 
@@ -231,21 +132,11 @@ class RedisStorage:
     # ----- tables ------------------------------------------------------------------------------
 
     async def load_table(self, chat_id: int, thread_id: int | None) -> Table | None:
-        """The stored table, with ``version`` set from the stored counter (the JSON's is not read)."""
-        found = await self.client.hmget(self.table_key(chat_id, thread_id), ["v", "data"])
-        version, data = found
-        if version is None or data is None:
-            return None
-        try:
-            table = Table.model_validate_json(data)  # parsed and validated in one pass
-        except ValidationError:
-            if json.loads(data).get("schema_version") != SCHEMA:
-                return None  # another schema (which need not validate as this one): refused
-            raise
-        if table.schema_version != SCHEMA:
-            return None
-        table.version = int(version)
-        return table
+        """The stored table, with ``version`` and ``revision`` set from the stored hash (the JSON's
+        are not read). None if there is none, or it is of a newer schema; one that does not load is
+        moved aside and reads as none (:mod:`bot.storage.quarantine`)."""
+        key = self.table_key(chat_id, thread_id)
+        return await self._reader.load(key, chat_id, thread_id, self.on_quarantine)
 
     async def save_table(
         self, table: Table, *, ttl: float, data: str | None = None, timers: TimerPlan | None = None
@@ -261,31 +152,33 @@ class RedisStorage:
         """
         if self.check:
             check_table(table)
-        new = table.version + 1
+        new, revision = table.version + 1, new_revision()
         if data is None:
             data = table.model_dump_json()
-        args = [str(table.version), str(new), data, str(max(1, int(ttl * 1000)))]
+        args = [str(table.version), table.revision, str(new), revision, data, str(max(1, int(ttl * 1000)))]
+        key = self.table_key(table.chat_id, table.thread_id)
         if timers is None or self.cluster:
-            ok = await self._save(keys=[self.table_key(table.chat_id, table.thread_id)], args=args)
+            ok = await cas(self._save(keys=[key], args=args))
             if ok and timers is not None:
                 try:
                     await self.add_timers(timers.due, unless=timers.unless, drop=timers.drop)
-                except (RedisConnectionError, RedisTimeoutError) as e:  # the save stands
+                except STORAGE_DOWN as e:  # the save stands
                     _LOG.warning("the timers of table %s wait for its next change: %s", table.table_id, e)
         else:
-            ok = await self._save_arm(
-                keys=[self.table_key(table.chat_id, table.thread_id), self.timers_key()],
-                args=args + _timer_args(timers.due, timers.unless, timers.drop),
-            )
+            args += _timer_args(timers.due, timers.unless, timers.drop)
+            ok = await cas(self._save_arm(keys=[key, self.timers_key()], args=args))
         if not ok:
             raise StaleWrite(f"table {table.table_id} in chat {table.chat_id} changed since it was loaded")
-        table.version = new
+        table.version, table.revision = new, revision
 
     async def delete_table(self, table: Table, *, archive: dict[str, Any] | None = None) -> None:
         """Compare-and-delete ``table``, pushing ``archive`` onto the chat's history."""
-        ok = await self._delete(
-            keys=[self.table_key(table.chat_id, table.thread_id), self.history_key(table.chat_id)],
-            args=[str(table.version), json.dumps(archive) if archive else "", str(HISTORY_KEPT)],
+        archived = json.dumps(archive) if archive else ""
+        ok = await cas(
+            self._delete(
+                keys=[self.table_key(table.chat_id, table.thread_id), self.history_key(table.chat_id)],
+                args=[str(table.version), table.revision, archived, str(HISTORY_KEPT)],
+            )
         )
         if not ok:
             raise StaleWrite(f"table {table.table_id} in chat {table.chat_id} changed since it was loaded")
@@ -298,11 +191,11 @@ class RedisStorage:
         it was loaded, or the new chat already has one. (The keys of two chats have different hash
         tags: on a Redis Cluster this script needs both on one node.)
         """
-        data = ""
+        data, revision = "", new_revision()
         if table is not None:
             data = table.model_copy(update={"version": table.version + 1}).model_dump_json()
         if self.cluster:
-            ok = await self._move_in_steps(old, new, table, data, max(1, int(ttl * 1000)))
+            ok = await self._move_in_steps(old, new, table, data, revision, max(1, int(ttl * 1000)))
         else:
             ok = await self._move(
                 keys=[
@@ -314,19 +207,27 @@ class RedisStorage:
                     self.history_key(new),
                     *(key for part in CHAT_PARTS for key in self._stats_pair(old, new, part)),
                 ],
-                args=[str(table.version) if table is not None else "", data, str(max(1, int(ttl * 1000)))],
+                args=[
+                    str(table.version) if table is not None else "",
+                    table.revision if table is not None else "",
+                    revision,
+                    data,
+                    str(max(1, int(ttl * 1000))),
+                ],
             )
         for chat_id in (old, new):
             self._chat_cache.pop(self.chat_key(chat_id), None)
         if ok != 1:
             raise StaleWrite(f"the table of chat {old} changed, or chat {new} has one already")
         if table is not None:
-            table.version += 1
+            table.version, table.revision = table.version + 1, revision
 
-    async def _move_in_steps(self, old: int, new: int, table: Table | None, data: str, ttl_ms: int) -> int:
+    async def _move_in_steps(
+        self, old: int, new: int, table: Table | None, data: str, revision: str, ttl_ms: int
+    ) -> int:
         """:meth:`move_chat` on a cluster: the table, then settings and history, each key on its own."""
         if table is not None:
-            ok = await move_across_slots(self, old, new, data, table.version, ttl_ms)
+            ok = await move_across_slots(self, old, new, data, table.stamp, revision, ttl_ms)
             if ok != 1:
                 return ok
         await move_key(self, self.chat_key(old), self.chat_key(new))
@@ -338,13 +239,15 @@ class RedisStorage:
     def _stats_pair(self, old: int, new: int, part: str) -> tuple[str, str]:
         return self.stats.chat_stats_key(old, part), self.stats.chat_stats_key(new, part)
 
-    async def run_put_new(self, key: str, version: int, data: str, ttl_ms: int) -> int:
-        """Create the table ``key`` at ``version`` unless it exists (-1)."""
-        return int(await self._put_new(keys=[key], args=[str(version), data, str(ttl_ms)]))
+    async def run_put_new(self, key: str, version: int, revision: str, data: str, ttl_ms: int) -> int:
+        """Create the table ``key`` at ``version`` and ``revision`` unless it exists (-1)."""
+        return int(await self._put_new(keys=[key], args=[str(version), revision, data, str(ttl_ms)]))
 
-    async def run_delete(self, table_key: str, history_key: str, version: int) -> int:
-        """Compare-and-delete the table ``key`` at ``version``, archiving nothing (1 if deleted)."""
-        return int(await self._delete(keys=[table_key, history_key], args=[str(version), "", "0"]))
+    async def run_delete(self, table_key: str, history_key: str, stamp: tuple[int, str]) -> int:
+        """Compare-and-delete the table ``key`` at ``stamp`` (version, revision), archiving nothing
+        (1 if deleted)."""
+        args = [str(stamp[0]), stamp[1], "", "0"]
+        return int(await cas(self._delete(keys=[table_key, history_key], args=args)))
 
     async def tables(self) -> AsyncIterator[Table]:
         """Every stored table, found with SCAN (on a cluster: on every master, which redis-py does)."""
@@ -576,13 +479,17 @@ class RedisStorage:
         """A claimed timer has fired: drop its lease."""
         await self.client.zrem(self.inflight_key(self.bucket_of(member)), member)
 
+    async def release_timer(self, member: str, at: float) -> None:
+        """A claimed timer could not fire: its lease ends at ``at`` (XX: unless it is over already)."""
+        await self.client.zadd(self.inflight_key(self.bucket_of(member)), {member: at}, xx=True)
+
     async def close(self) -> None:
         """Close the connection pool."""
         await self.client.aclose()
 
 
 def _timer_args(due: dict[str, float], unless: str | None, drop: Collection[str]) -> list[str]:
-    """The arguments of _ADD_TIMERS (and of _SAVE_ARM after its own four)."""
+    """The arguments of ADD_TIMERS (and of SAVE_ARM after its own six)."""
     args: list[str] = [str(len(drop)), *drop, unless or ""]
     for member, when in due.items():
         args += [repr(when), member]

@@ -6,7 +6,9 @@ consumer group (``XREADGROUP``), so each job goes to one worker; a worker answer
 and deletes the job (``XACK``, ``XDEL``). A worker that dies holding a job leaves it pending: any
 other worker claims it once it has been idle :data:`CLAIM_AFTER` seconds (``XAUTOCLAIM``) and thinks
 it again, so no decision is lost; one answered twice is applied once (the first answer resolves
-the wait, and the table's compare-and-set refuses a move made on a state that moved on).
+the wait, and the table's compare-and-set refuses a move made on a state that moved on). A worker
+that finds the stream or its group gone (deleted, or lost with a Redis that failed over) creates
+both again.
 
 An instance waits :data:`TIMEOUT` seconds for an answer (no worker running, say), then decides in
 its own threads instead and logs it; a worker drops a job whose instance stopped waiting.
@@ -93,7 +95,11 @@ class StreamThinker:
             self._reader = asyncio.create_task(self._read(), name="thinking replies")
 
     async def decide(self, level: str, view: SeatView, seed: int) -> Action:
-        """Add the job, wait for a worker's answer (or think here after :attr:`timeout`)."""
+        """Add the job, wait for a worker's answer (or think here after :attr:`timeout`).
+
+        Storage that cannot take the job raises its error (:mod:`bot.storage.errors`): the bot
+        player decides again once it is back (:func:`bot.handlers.bots.decide`).
+        """
         if self._reader is None:
             await self.start()
         job = uuid.uuid4().hex

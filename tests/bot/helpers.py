@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from bot.handlers.codec import BadData, Button
 from bot.handlers.hand_view import PICKABLE_MARK, PICKED_MARK, as_a_person_picks
+from bot.handlers.i18n import Tr
 from bot.handlers.services import Services
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.storage import Table
@@ -120,6 +121,17 @@ async def start_game(driver: Driver, group: SimGroup, humans: list[SimUser]) -> 
         await humans[0].tap(message, "с ботами")
     await group.wait_until(message, lambda m: "Игра началась" in m.content)
     return message
+
+
+async def stop_game(user: SimUser, group: SimGroup) -> StoredMessage:
+    """/stop a match in play by ``user`` and confirm it with the button; the confirm message, once it
+    says the game is stopped."""
+    await user.send(group, "/stop")
+    confirm = await group.wait_bot_message(lambda m: "Остановить игру?" in m.content and bool(m.buttons))
+    tap = await user.tap(confirm, "Да, остановить")
+    assert not tap.show_alert, tap.answer_text
+    await group.wait_until(confirm, lambda m: m.content == Tr("ru")("stop.done"))
+    return confirm
 
 
 async def hand_of(user: SimUser) -> StoredMessage:

@@ -109,7 +109,7 @@ async def test_not_your_turn_and_someone_elses_seat(app: object, driver: Driver,
     lobby_message = await lobby(driver, group, anya)
     await sit(anya, lobby_message, 0, group)
     refused = await boris.tap(lobby_message, "Место 1")
-    assert refused.show_alert and refused.answer_text == "Это место занято."
+    assert not refused.show_alert and refused.answer_text == "Это место занято."
     await sit(boris, lobby_message, 1, group)
     await anya.tap(lobby_message, "Начать")
     await group.wait_until(lobby_message, lambda m: "Посадить туда" in m.content)
@@ -138,10 +138,12 @@ async def test_group_commands_in_private(app: object, driver: Driver, svc: Servi
     anya = driver.add_user("Аня")
     await anya.start()
     await anya.dm.wait_bot_message()
-    for command in ("/newgame", "/score", "/stop", "/leave"):
+    for command in ("/score", "/stop", "/leave"):
         await anya.send_dm(command)
         answer = await anya.dm.wait_bot_message()
         assert answer.content == "Эта команда работает в группе, где идёт игра.", command
+    await anya.send_dm("/newgame")  # says how a table is gathered (tests/bot/test_variant_texts.py)
+    assert "добавьте меня в группу" in (await anya.dm.wait_bot_message()).content
 
 
 async def test_a_blocked_dm_is_reported_to_the_group_with_a_way_back(

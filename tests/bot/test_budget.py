@@ -17,6 +17,7 @@ from redis.backoff import NoBackoff
 from bot.handlers.outbox import Content, Limits, Outbox
 from bot.storage import RedisStorage
 from bot.storage.budget import RedisBudget
+from bot.storage.cluster import cluster_client
 
 #: Slack for the event loop and the round trip to Redis when comparing times (seconds).
 SLACK = 0.03
@@ -132,6 +133,23 @@ async def test_without_redis_the_turn_goes_on_paced_by_its_process(caplog: pytes
     try:
         with caplog.at_level(logging.WARNING):
             budget = RedisBudget(client, bot_id=42)
+            assert await budget.turn(-1, chat_interval=3.1, global_interval=1 / 30, sleep=asyncio.sleep) == 0
+        assert any("budget is unavailable" in r.getMessage() for r in caplog.records)
+    finally:
+        await client.aclose()
+
+
+async def test_without_a_reachable_cluster_the_turn_goes_on_paced_by_its_process(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The cluster client's "no node answers" is no RedisError (issue 33, item 3).
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens there once the socket is closed
+    client = cluster_client(f"redis+cluster://127.0.0.1:{port}", max_connections=4)
+    try:
+        with caplog.at_level(logging.WARNING):
+            budget = RedisBudget(client, bot_id=42)  # type: ignore[arg-type]
             assert await budget.turn(-1, chat_interval=3.1, global_interval=1 / 30, sleep=asyncio.sleep) == 0
         assert any("budget is unavailable" in r.getMessage() for r in caplog.records)
     finally:

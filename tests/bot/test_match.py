@@ -184,7 +184,7 @@ async def test_rematch_starts_a_new_match_at_the_same_table(
     await group.wait_until(summary, lambda m: m.buttons == [])
     inject(summary, data)
     again = await anya.tap(summary, "👆")
-    assert again.show_alert and again.answer_text == "Новая партия уже открыта — смотрите ниже."
+    assert not again.show_alert and again.answer_text == "Новая партия уже открыта — смотрите ниже."
 
 
 async def test_a_game_survives_a_restart_of_the_bot(

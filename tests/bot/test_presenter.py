@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 
-from bot.handlers.i18n import Tr
+from bot.handlers.codec import StopGame
 from bot.handlers.presenter import key_of
 from bot.handlers.services import Services
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
-from tests.bot.helpers import lobby, play_until, sit, start_game
+from tests.bot.helpers import inject, lobby, play_until, sit, start_game, stop_game
 
 
 async def test_a_finished_match_is_dropped_and_a_rematch_shown_again(
@@ -63,8 +63,7 @@ async def test_a_stopped_table_is_dropped_even_while_it_renders(
     assert table is not None
     # A render is under way when the table goes: the view goes once that render is done.
     svc.presenter.show(table)
-    await anya.send(group, "/stop")
-    await group.wait_bot_message(lambda m: m.content == Tr("ru")("stop.done"))
+    await stop_game(anya, group)
     await svc.driver.idle()
     await svc.presenter.idle()
     assert svc.presenter.live() == 0
@@ -88,7 +87,7 @@ async def test_a_deals_messages_still_on_their_way_when_the_game_stops_are_delet
     anya, group, message = await _asked_to_fill(driver)
     # Sent, but answered only after the /stop below.
     driver.world.inject_faults(method="sendMessage", chat_id=group.id, count=1, delay=1.5)
-    await _fill_and_stop(anya, group, message)
+    await _fill_and_stop(svc, anya, group, message)
 
     def hands() -> list[str]:
         return [m.content for m in anya.dm.bot_messages if "раздача №1" in m.content]
@@ -109,7 +108,7 @@ async def test_a_deals_messages_waiting_for_their_turn_when_the_game_stops_are_n
     will not be played."""
     anya, group, message = await _asked_to_fill(driver)
     driver.world.inject_faults(method="sendMessage", chat_id=group.id, status=429, retry_after=2, count=1)
-    await _fill_and_stop(anya, group, message)
+    await _fill_and_stop(svc, anya, group, message)
     await driver.settle()
     sent = [str(c.params.get("text", "")) for c in driver.calls("sendMessage") if c.ok]
     assert not any("Раздача №1" in t or "раздача №1" in t for t in sent), sent
@@ -127,9 +126,15 @@ async def _asked_to_fill(driver: Driver) -> tuple[SimUser, SimGroup, StoredMessa
     return anya, group, message
 
 
-async def _fill_and_stop(anya: SimUser, group: SimGroup, message: StoredMessage) -> None:
-    """Start with bot players, and stop the game as soon as it has started."""
+async def _fill_and_stop(svc: Services, anya: SimUser, group: SimGroup, message: StoredMessage) -> None:
+    """Start with bot players, and stop the game as soon as it has started: /stop's confirm button
+    tapped at once (put on the lobby message: the confirm itself would queue behind the deal's
+    messages in the group)."""
     await anya.tap(message, "с ботами")
     await group.wait_until(message, lambda m: "Игра началась" in m.content)
-    await anya.send(group, "/stop")
-    await group.wait_bot_message(lambda m: m.content == Tr("ru")("stop.done"))
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None
+    inject(message, svc.codec.data(group.id, None, table.table_id, 0, StopGame()))
+    tap = await anya.tap(message, "👆")
+    assert not tap.show_alert, tap.answer_text
+    assert await svc.storage.load_table(group.id, None) is None

@@ -51,11 +51,11 @@ async def test_rematch_opens_a_lobby_with_the_same_seats_each_person_confirms_th
     await group.wait_until(summary, lambda m: m.buttons == [])
     inject(summary, old)
     stale = await anya.tap(summary, "👆")
-    assert stale.show_alert and stale.answer_text == "Новая партия уже открыта — смотрите ниже."
+    assert not stale.show_alert and stale.answer_text == "Новая партия уже открыта — смотрите ниже."
 
     # Only the creator starts; Boris's "I'm playing" is a harmless repeat (he tapped 🔁).
     refused = await boris.tap(lobby_message, "Начать")
-    assert refused.show_alert and refused.answer_text is not None and "создатель" in refused.answer_text
+    assert not refused.show_alert and refused.answer_text is not None and "создатель" in refused.answer_text
     repeat = await boris.tap(lobby_message, "Играю")
     assert not repeat.show_alert and repeat.answer_text == "Вы уже в игре."
     outsider = await vera.tap(lobby_message, "Играю")
@@ -105,3 +105,32 @@ async def test_in_a_rematch_lobby_a_person_may_decline_and_the_creator_role_pass
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.status == "playing"
     assert table.seats[0] is not None and table.seats[0].is_bot
+
+
+async def test_in_a_rematch_lobby_the_creator_who_taps_start_first_keeps_her_seat(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    """Issue 34, item 1: Boris taps 🔁; Anya (the creator) taps "Начать" without "Играю" first —
+    starting says she plays: her seat is kept and the match starts at once, no bot put in her place."""
+    anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+    group = driver.add_group("Козлятник", [anya, boris])
+    await start_game(driver, group, [anya, boris])
+    await play_until(
+        driver, svc, [anya, boris], lambda: _rematch_button(group) is not None, rng=random.Random(8)
+    )
+    summary = _rematch_button(group)
+    assert summary is not None
+    first = await svc.storage.load_table(group.id, None)
+    assert first is not None
+    await boris.tap(summary, "Ещё партию")
+    lobby_message = await group.wait_bot_message(lambda m: "Ещё партия" in m.content)
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.unconfirmed == [anya.id] and table.creator_id == anya.id
+    tap = await anya.tap(lobby_message, "Начать")
+    assert not tap.show_alert
+    await group.wait_until(lobby_message, lambda m: "Игра началась" in m.content)
+    assert "Посадить туда" not in lobby_message.content and "Аня" in lobby_message.content
+    table = await svc.storage.load_table(group.id, None)
+    assert table is not None and table.status == "playing" and table.seats == first.seats
+    seat0 = table.seats[0]
+    assert seat0 is not None and seat0.user_id == anya.id and table.unconfirmed == []

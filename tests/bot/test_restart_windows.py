@@ -4,7 +4,8 @@
 * A lobby stored by ``/newgame`` whose message never went out is posted at the next start.
 * A deal's summary lost with its process is sent at the next start.
 * A timer claimed by a process that died is fired by another once the claim's lease ends, and a
-  timer that fails while Redis is down costs one warning line, not an unretrieved task exception.
+  timer that fails while Redis is down costs one warning line, not an unretrieved task exception,
+  and fires again within seconds of the fault's end, not after its lease.
 * ``DEFAULT_LANGUAGE`` is the language of a group or person who has none.
 
 Time is a :class:`FakeClock` the tests move: no test waits out a lease.
@@ -22,6 +23,7 @@ from typing import Any
 import pytest
 from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import OutOfMemoryError
 from telegram import Update
 
 from bot.app import build_application, services_of
@@ -339,6 +341,44 @@ async def test_a_timer_failing_while_redis_is_down_logs_one_warning_and_fires_la
     clock.advance(svc.settings.timer_lease + 1)
     await eventually(lambda: list(svc.timers.fired).count(ghost) == 2, "the timer fired again")
     await svc.timers.idle()
+    assert await storage.client.zcard(storage.inflight_key(storage.bucket_of(ghost))) == 0
+
+
+async def test_a_timer_that_failed_during_a_storage_fault_fires_within_seconds_of_its_end(
+    app: AnyApplication,
+    svc: Services,
+    storage: RedisStorage,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 33 item 7: the claim is given back as soon as storage takes writes again, so the timer
+    fires a second or two after the fault ends, not when its 60-s lease does."""
+    ghost = TimerId("table", -44, None, "ghost3").pack()
+
+    async def full(*args: object, **kwargs: object) -> Any:
+        raise OutOfMemoryError("command not allowed when used memory > 'maxmemory'.")
+
+    # Redis answers the claim, then refuses every write: the firing, its retry, giving the claim back.
+    monkeypatch.setattr(storage, "load_table", full)
+    monkeypatch.setattr(storage, "add_timers", full)
+    monkeypatch.setattr(storage, "release_timer", full)
+    with caplog.at_level(logging.WARNING, logger="bot.handlers.timers"):
+        await RedisStorage.add_timers(storage, {ghost: clock.time()})
+        await eventually(lambda: ghost in svc.timers.fired, "the timer claimed")
+        await asyncio.sleep(1.5)  # the fault lasts: the claim cannot be given back meanwhile
+        monkeypatch.undo()
+        # From here the timers' clock goes at the pace of real time, as it would in production.
+        loop = asyncio.get_running_loop()
+        ended = last = loop.time()
+        while list(svc.timers.fired).count(ghost) < 2:
+            assert loop.time() - ended < 3.0, "not fired again within 3 s of the fault's end"
+            await asyncio.sleep(0.05)
+            clock.advance(loop.time() - last)
+            last = loop.time()
+        await svc.timers.idle()
+    lines = [r for r in caplog.records if ghost in r.getMessage()]
+    assert [r.levelno for r in lines] == [logging.WARNING] and lines[0].exc_info is None
     assert await storage.client.zcard(storage.inflight_key(storage.bucket_of(ghost))) == 0
 
 

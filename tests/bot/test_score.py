@@ -10,7 +10,7 @@ from PIL import Image
 from bot.handlers.services import Services
 from bot.handlers.tally import HEIGHT, WIDTH, drawable, tally_png
 from bot.sandbox import Driver
-from tests.bot.helpers import legal_hand, lobby, play_until, sit, start_game
+from tests.bot.helpers import legal_hand, lobby, play_until, sit, start_game, stop_game
 
 
 def test_the_tally_picture_is_a_png_of_the_expected_size() -> None:
@@ -73,8 +73,7 @@ async def test_leave_gives_the_seat_to_a_bot_and_stop_ends_the_game(
     await legal_hand(driver, svc, anya)  # the game goes on without him
     await vera.send(group, "/stop")
     await group.wait_text("Остановить игру может создатель стола")
-    await anya.send(group, "/stop")
-    await group.wait_text("Игра остановлена")
+    await stop_game(anya, group)
     assert await svc.storage.load_table(group.id, None) is None
     assert (await svc.storage.history(group.id))[0]["rules"] == table.rules
 

@@ -26,7 +26,7 @@ from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
 from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
 from bot.storage import ChatSettings, MatchState, RedisStorage, Seat, StaleWrite, Table, TimerPlan
-from tests.bot.helpers import buttons, legal_hand, lobby, start_game, table_of
+from tests.bot.helpers import buttons, legal_hand, lobby, start_game, stop_game, table_of
 
 pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
 
@@ -278,8 +278,7 @@ async def test_the_reminder_is_deleted_when_the_game_is_stopped(
     await armed(svc, group, "timeout")
     clock.advance(31)
     reminder = await anya.dm.wait_bot_message(lambda m: "осталось 30 с" in m.content)
-    await anya.send(group, "/stop")
-    await group.wait_text("Игра остановлена")
+    await stop_game(anya, group)
     await anya.dm.wait_deleted(reminder)
 
 
@@ -498,7 +497,7 @@ async def test_timeout_action_away_takes_the_seat_at_the_first_timeout(
     timer = await armed(svc, group, "timeout")
     assert (await pending(svc))[timer.pack()] == pytest.approx(clock.time() + 30, abs=5)
     clock.advance(31)
-    await group.wait_bot_message(lambda m: AWAY in m.content)
+    await group.wait_bot_message(lambda m: "время вышло — дальше играет бот" in m.content)
     await played(svc, group, timer)
     table = await table_of(svc, group)
     assert table is not None and table.away == [0]

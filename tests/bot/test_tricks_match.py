@@ -21,9 +21,11 @@ async def test_tricks_four_people_play_a_match_scored_by_tricks(
     await group.wait_until(message, lambda m: any("на взятки" in b["text"] for r in m.buttons for b in r))
     await creator.tap(message, "на взятки")
     # The menu says what the preset is, and offers only the options it takes.
-    await group.wait_until(message, lambda m: "На взятки: 36 карт, считают взятки" in m.content)
+    await group.wait_until(
+        message, lambda m: "На взятки: четверо, две пары; 36 карт, считают взятки" in m.content
+    )
     labels = [b["text"] for r in message.buttons for b in r]
-    assert "✓ на взятки" in labels
+    assert any(text.startswith("✓ на взятки") for text in labels)
     assert {t.split(": ")[0] for t in labels if ": " in t} == {"Игра до", "Нет масти — бей козырем"}
     await creator.tap(message, "Игра до: 12")  # a short match: to 6
     await group.wait_until(message, lambda m: any(b["text"] == "Игра до: 6" for r in m.buttons for b in r))

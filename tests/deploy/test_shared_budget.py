@@ -28,7 +28,7 @@ from bot.handlers.outbox import Limits
 from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.sandbox.limits import COUNTED_METHODS
-from bot.soak import Run, _table
+from bot.soak.people import Run, play_table
 from bot.storage import RedisStorage
 from bot.webhook import SECRET_HEADER
 from tests.deploy.webhooks import webhook_instances
@@ -114,7 +114,7 @@ async def test_two_instances_driving_many_tables_stay_within_one_telegram_budget
     rng = random.Random(21)
     with caplog.at_level(logging.WARNING):
         try:
-            tables = (_table(run, n, random.Random(rng.random())) for n in range(TABLES))
+            tables = (play_table(run, n, random.Random(rng.random())) for n in range(TABLES))
             await asyncio.gather(play_a_while(), *tables)
         finally:
             stop.set()

@@ -1,4 +1,5 @@
-"""The soak command, short: ten tables for 20 s through two instances killed at random."""
+"""The soak command, short: ten tables for 20 s through two instances killed at random; and its checks
+(stored states, logs, acknowledged moves) each on a case it must catch."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ import redis.asyncio as aioredis
 
 from bot.engine import Rules
 from bot.handlers import game
-from bot.soak import _log_errors, _scan, run
+from bot.soak import run
+from bot.soak.check import check_moves, log_errors, quantiles, scan, stored_matches
+from bot.soak.people import AckedMove
+from bot.stats.entry import entry_of
 from bot.storage import RedisStorage, Seat, Table
 
 
-async def test_a_short_soak_finishes_deals_with_no_error_and_no_violation(
+async def test_a_short_soak_finishes_deals_with_no_error_no_violation_and_no_move_lost_or_doubled(
     redis_url: str, tmp_path: Path
 ) -> None:
     # 20 s, or longer on a slow or loaded machine until two restarts and five deals have happened.
@@ -29,6 +33,11 @@ async def test_a_short_soak_finishes_deals_with_no_error_and_no_violation(
     assert figures["tables_started"] == 10, summary
     assert figures["deals_finished"] >= 5, summary
     assert figures["taps_handled"] >= 50, summary
+    # Every move the bot acknowledged is in the stored records, once.
+    assert figures["moves_acknowledged"] >= 20, summary
+    assert figures["moves_lost"] == 0 and figures["moves_doubled"] == 0, summary
+    waits = figures["move_wait_s"]
+    assert 0 < waits["p50"] <= waits["p95"] <= waits["max"], summary
     # The run's keys are gone: a soak leaves nothing behind.
     client = aioredis.Redis.from_url(redis_url)
     try:
@@ -64,12 +73,59 @@ async def test_the_scan_counts_deals_and_finds_a_broken_archived_match(storage: 
     deck[0], deck[1] = deck[1], deck[0]  # the moves no longer fit the hands
     await storage.push_history(-1002, game.match_record(archived))
     await storage.push_history(-1002, broken)
-    scan = await _scan(storage)
-    assert scan["tables"] == 1 and scan["archived_matches"] == 2
-    assert table.match is not None and scan["void"] == 0
+    found = await scan(storage)
+    assert found["tables"] == 1 and found["archived_matches"] == 2
+    assert table.match is not None and found["void"] == 0
     # Every deal of the table and of both archived copies, but the broken one.
-    assert scan["finished"] == len(table.match.deals) + 2 * len(archived.match.deals) - 1
-    assert len(scan["violations"]) == 1 and "refused" in scan["violations"][0], scan["violations"]
+    assert found["finished"] == len(table.match.deals) + 2 * len(archived.match.deals) - 1
+    assert len(found["violations"]) == 1 and "refused" in found["violations"][0], found["violations"]
+
+
+def _acked(table: Table, deal_seq: int, move: dict[str, object]) -> AckedMove:
+    """The acknowledged move ``move`` of the person in its seat (user id = seat + 1, as ``_match``)."""
+    key = next(k for k in move if k != "seat")
+    return AckedMove(table.chat_id, int(str(move["seat"])) + 1, table.table_id, deal_seq, key, move[key])
+
+
+async def test_the_move_check_finds_each_acknowledged_move_once_and_tells_a_lost_or_doubled_one(
+    storage: RedisStorage,
+) -> None:
+    table = _match(-1003, 40)  # deal 1 finished, deal 2 under way
+    assert table.match is not None and table.match.current is not None and table.match.deal_seq == 2
+    await storage.save_table(table, ttl=60)
+    first, current = table.match.deals[0]["moves"], table.match.current["moves"]
+    kept = [_acked(table, 1, first[0]), _acked(table, 1, first[-1]), _acked(table, 2, current[-1])]
+    # Not stored: a move of deal 1 said to be deal 2's, a move of another seat, another table's.
+    lost = [
+        _acked(table, 2, first[0]),
+        AckedMove(
+            table.chat_id,
+            1 + (int(first[1]["seat"]) + 1) % 4,
+            table.table_id,
+            1,
+            "play",
+            first[1].get("play"),
+        ),
+        AckedMove(table.chat_id, 1, "other", 1, "play", first[0].get("play")),
+    ]
+    # An archived match (its entry as the bot keeps it) in which one move was stored twice.
+    archived = _match(-1004, 20)
+    entry = entry_of(archived, at=0.0)
+    assert archived.match is not None and archived.match.current is not None
+    entry["deals"] = [{**archived.match.deals[0]}] if archived.match.deals else [dict(archived.match.current)]
+    moves = entry["deals"][0]["moves"] = list(entry["deals"][0]["moves"])
+    moves.append(dict(moves[0]))
+    await storage.push_history(archived.chat_id, entry)
+    doubled = _acked(archived, 1, moves[0])
+    result = check_moves([*kept, *lost, doubled], await stored_matches(storage))
+    assert result["checked"] == 7 and result["lost"] == 3 and result["doubled"] == 1, result
+    assert "-1004" in result["first_doubled"][0] and "(2 times)" in result["first_doubled"][0]
+
+
+def test_move_waits_are_summed_up_as_p50_p95_and_max() -> None:
+    assert quantiles([]) == {"p50": 0.0, "p95": 0.0, "max": 0.0}
+    waits = [0.01 * n for n in range(1, 101)]  # 0.01 .. 1.00
+    assert quantiles(waits) == {"p50": 0.51, "p95": 0.96, "max": 1.0}
 
 
 def test_error_lines_and_lines_that_are_not_json_are_errors(tmp_path: Path) -> None:
@@ -81,6 +137,6 @@ def test_error_lines_and_lines_that_are_not_json_are_errors(tmp_path: Path) -> N
         {"level": "ERROR", "msg": "handling failed", "exc": "bot.storage.invariants.InvariantViolation: …"},
     ]
     log.write_text("\n".join(json.dumps(x) for x in lines) + "\nTraceback (most recent call last):\n")
-    errors, warnings, refused = _log_errors([log, tmp_path / "missing.log"])
+    errors, warnings, refused = log_errors([log, tmp_path / "missing.log"])
     assert warnings == 1 and refused == 1
     assert len(errors) == 3 and "handling failed" in errors[0] and "Traceback" in errors[2]

@@ -5,6 +5,7 @@ over seats 0-2 (docs/rules-notes.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -78,6 +79,20 @@ def test_dummy_blind_rotates_void_deal_is_dealt_again_with_the_same_seating() ->
     before = match.seating
     match.add(_result((0, 0), "redeal", void=True))
     assert match.seating == before == (1, 2, 0, None) and match.deal_no == 2 and match.scores == [2, 0, 2]
+
+
+def test_dummy_blind_rotates_the_deal_passes_by_seat_number() -> None:
+    # RULES.md §5 [settled]: the ♣J holder's seat deals deal 2 (here the blind's, seat 3), then the
+    # deal goes to the next seat by number (0, 1, …), whoever sits there this deal.
+    deal = Deal(ROTATES, fill(ROTATES, {3: "JC"}, dealer=1), dealer=1)
+    assert deal.jack_holder == 3
+    match = Match(ROTATES, dealer=1)
+    match.add(dataclasses.replace(_result((2, 0)), jack_holder=deal.jack_holder))
+    dealers = [match.dealer]
+    for _ in range(4):
+        match.add(_result((0, 2)))
+        dealers.append(match.dealer)
+    assert dealers == [3, 0, 1, 2, 3] and match.seating == ROTATES.seating(match.deal_no)
 
 
 def test_dummy_blind_rotates_goat_is_the_first_person_to_reach_the_target() -> None:

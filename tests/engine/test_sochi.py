@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from bot.engine import Deal, Match, Phase, Rules, RulesError, card, cards, view_for
+from bot.engine import Deal, Match, Phase, RecordError, Rules, RulesError, card, cards, result_of, view_for
 from bot.engine.actions import Discard, Play
 from bot.engine.errors import IllegalMoveError
 from bot.engine.result import DealResult
@@ -90,6 +90,52 @@ def test_sochi_discard_is_two_cards_of_the_lone_hand_never_the_club_queen() -> N
     _discard(deal, "AH KH")
     assert deal.phase is Phase.PLAY and deal.hands[0].bit_count() == 10
     assert deal.talon.discards == tuple(cards("AH KH"))
+
+
+def test_sochi_four_queens_made_by_the_talon_kept_after_the_discard_void_the_deal() -> None:
+    # Issue 34, item 10: the talon's ♦Q is his fourth queen; he keeps all four: redeal, same dealer.
+    deck = sochi_deck({0: "QC QS QH 7H"}, talon="QD 7S", dealer=2)
+    deal = Deal(SOCHI, deck, dealer=2)
+    assert deal.phase is Phase.DISCARD and "redeal" not in deal.events  # dealt three: no redeal yet
+    _discard(deal, "7S 7H")
+    assert deal.over and deal.result is not None and deal.result.void and deal.result.same_dealer
+    assert deal.result.events == ("redeal",) and deal.result.penalty == (0, 0)
+    assert deal.result.lone == 0 and deal.result.discards == tuple(cards("7S 7H"))
+    match = Match(SOCHI, dealer=2)
+    match.add(deal.result)
+    assert match.dealer == 2 and match.deal_no == 1 and match.scores == [0, 0, 0]
+    # Discarding one of the four, the deal goes on; so it does without the four-queens redeal.
+    deal = Deal(SOCHI, deck, dealer=2)
+    _discard(deal, "QD 7S")
+    assert deal.phase is Phase.PLAY
+    deal = Deal(Rules.make("sochi", redeal_four_queens=False), deck, dealer=2)
+    _discard(deal, "7S 7H")
+    assert deal.phase is Phase.PLAY
+
+
+def test_sochi_four_queens_kept_after_the_discard_in_a_version_1_record_play_on() -> None:
+    # A record from before the fix (no "version") replays as it was played: the deal went on.
+    deal = Deal(SOCHI, sochi_deck({0: "QC QS QH 7H"}, talon="QD 7S", dealer=2), dealer=2, version=1)
+    _discard(deal, "7S 7H")
+    assert deal.phase is Phase.PLAY
+    random_play(deal, random.Random(2))
+    record = deal.record()
+    assert "version" not in record and deal.result is not None and not deal.result.void
+    assert result_of(record) == deal.result.to_json()
+    with pytest.raises(RecordError, match="move 1: the deal is already over"):
+        result_of({**record, "version": 2})
+
+
+def test_sochi_club_jack_in_the_first_deals_talon_is_the_lone_players_he_deals_the_second() -> None:
+    # RULES.md §5 [settled]: the ♣J lying in deal 1's talon counts as the lone player's.
+    deal = Deal(SOCHI, sochi_deck({2: "QC"}, talon="JC 7S", dealer=0), dealer=0)
+    assert deal.talon.lone == 2 and deal.jack_holder == 2
+    _discard(deal, "JC 7S")  # discarded, it was still his
+    random_play(deal, random.Random(1))
+    assert deal.result is not None and deal.result.jack_holder == 2
+    match = Match(SOCHI, dealer=0)
+    match.add(deal.result)
+    assert match.deal_no == 2 and match.dealer == 2
 
 
 def test_sochi_discards_points_count_for_the_lone_player() -> None:
@@ -215,6 +261,9 @@ def test_sochi_brag_deal_talon_is_the_last_two_cards_and_the_brag_taker_leads() 
             (12 if s == lone else 10) - laid // 3 for s in range(3)
         ]
         deal.apply(lone, deal.legal_actions(lone)[0])
+        if deal.over:  # he kept four queens: redeal (RULES.md §5)
+            assert deal.events[-1] == "redeal"
+            continue
         assert deal.to_act == deal.brag.leader
         # The brag trick counts for its taker's side of this deal.
         brag_trick = deal.tricks[0]

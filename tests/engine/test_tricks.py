@@ -211,9 +211,12 @@ def test_tricks_options_that_do_not_apply_are_refused_by_name(option: dict[str, 
         Rules.make("tricks", **option)
 
 
-def test_tricks_four_queens_are_no_redeal() -> None:
-    deal = Deal(TRICKS, fill(TRICKS, {0: "QC QS QH QD JC"}, dealer=3), dealer=3)
+@pytest.mark.parametrize("deal_no", [1, 2])
+def test_tricks_four_queens_are_no_redeal(deal_no: int) -> None:
+    # RULES.md §5 [settled]: queens are not top trumps here, so a hand of four is dealt and played.
+    deal = Deal(TRICKS, fill(TRICKS, {0: "QC QS QH QD JC"}, dealer=3), dealer=3, deal_no=deal_no)
     assert deal.phase is Phase.PLAY and "redeal" not in deal.events
+    assert not TRICKS.options.redeal_four_queens
 
 
 def test_tricks_golden_match_shows_who_leads_and_deals() -> None:

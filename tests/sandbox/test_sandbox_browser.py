@@ -6,6 +6,7 @@ import functools
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -15,6 +16,9 @@ from bot.handlers.services import Settings
 from bot.sandbox import EmulatorConfig
 from bot.sandbox.server import SandboxServer, start_sandbox
 from bot.storage import RedisStorage
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # The machine has no internet: keep Chromium from phoning home (and failing noisily).
@@ -136,8 +140,7 @@ async def test_two_dummies_match_played_to_its_end_in_headless_chromium(
     """Two people pick «с двумя слепыми» in the rules menu, sit, and play every card by tapping it in
     their own DM (each in a page of their own) until the group is told who the goat is."""
     _need_chromium()
-    from playwright.async_api import Page, async_playwright, expect
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
+    from playwright.async_api import async_playwright, expect
 
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
@@ -179,32 +182,23 @@ async def test_two_dummies_match_played_to_its_end_in_headless_chromium(
             await expect(group).to_contain_text("Раздача №1")
 
             # Whoever has a card marked playable taps it; the blinds' cards turn by themselves.
-            ended = buttons.filter(has_text="Ещё партию")
-            taps = stacks_shown = 0
-            while not await ended.count():
-                tapped = False
-                for page in pages:
-                    alert = page.get_by_test_id("alert")
-                    if await alert.is_visible():  # a tap that came too late: say OK and look again
-                        await alert.get_by_role("button").click()
-                    dm = page.get_by_test_id("dm-messages")
-                    legal = dm.get_by_test_id("inline-button").filter(has_text="✅")
-                    if await legal.count():
-                        before = await dm.inner_html()
-                        try:
-                            await legal.first.click(timeout=2_000)
-                        except PlaywrightTimeout:  # the hand was drawn anew under the pointer: look again
-                            continue
-                        await page.wait_for_function(CHANGED, arg=before)
-                        taps += 1
-                        tapped = True
-                        # In play the hand says how many cards each blind has left to turn.
-                        stacks_shown += "в стопке" in before
-                if not tapped:
-                    await anya.wait_for_timeout(100)
-                assert taps < 400, "the match should have ended"
+            taps, stacks_shown = await _play_to_the_end(pages)
             await expect(group).to_contain_text("Итог")
             await anya.screenshot(path=str(tmp_path / "two-dummies.png"))
+
+            # /history names the variant and the blinds as the table did (issue 34, item 2), and its
+            # viewer steps through the tricks with each hand as it was then.
+            await anya.get_by_test_id("group-input").fill("/history")
+            await anya.get_by_test_id("group-input").press("Enter")
+            await expect(group).to_contain_text("Последние партии")
+            listing = group.get_by_test_id("message").filter(has_text="Последние партии")
+            await expect(listing).to_contain_text("с двумя слепыми")
+            await expect(listing).to_contain_text("Аня и 🙈 слепой (Аня) против Борис и 🙈 слепой (Борис)")
+            await expect(listing).not_to_contain_text("Бот")
+            await buttons.filter(has_text="Просмотр 1").click()
+            await expect(group).to_contain_text("шаг 0")
+            await expect(group).to_contain_text("🙈 слепой (Аня): ")
+            await anya.screenshot(path=str(tmp_path / "two-dummies-history.png"))
         finally:
             await browser.close()
 
@@ -217,4 +211,108 @@ async def test_two_dummies_match_played_to_its_end_in_headless_chromium(
     shots = os.environ.get("SANDBOX_SCREENSHOTS")
     if shots:
         Path(shots).mkdir(parents=True, exist_ok=True)
-        (Path(shots) / "two-dummies.png").write_bytes((tmp_path / "two-dummies.png").read_bytes())
+        for name in ("two-dummies.png", "two-dummies-history.png"):
+            (Path(shots) / name).write_bytes((tmp_path / name).read_bytes())
+
+
+async def test_rematch_host_who_taps_start_first_keeps_her_seat_in_headless_chromium(
+    sandbox: SandboxServer, tmp_path: Path
+) -> None:
+    """Issue 34, item 1: Аня and Борис play a classic match to 6 with two bot players; Борис taps
+    «Ещё партию»; Аня, who opened the first table, taps «Начать» without «Играю» first: she keeps her
+    seat and the match starts at once with the same four, no bot put in her place."""
+    _need_chromium()
+    from playwright.async_api import async_playwright, expect
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            pages: list[Page] = []
+            for user_id, name in zip(sandbox.scene.player_ids[:2], ("Аня", "Борис"), strict=True):
+                page = await browser.new_page(viewport={"width": 1280, "height": 900})
+                page.set_default_timeout(TIMEOUT_MS)
+                await page.goto(f"{sandbox.url}?user={user_id}")
+                await expect(page.get_by_test_id(f"player-{name}")).to_have_class("active")
+                await page.get_by_test_id("dm-start").get_by_role("button").click()
+                await expect(page.get_by_test_id("dm-messages")).to_contain_text("Привет!")
+                pages.append(page)
+            anya, boris = pages
+            group = anya.get_by_test_id("group-messages")
+            buttons = group.get_by_test_id("inline-button")
+            await anya.get_by_test_id("group-input").fill("/newgame")
+            await anya.get_by_test_id("group-input").press("Enter")
+            await buttons.filter(has_text="Правила").click()
+            await buttons.filter(has_text="Игра до: 12").click()  # the shorter match: to 6
+            await expect(buttons.filter(has_text="Игра до: 6")).to_be_visible()
+            await buttons.filter(has_text="Назад").click()
+            await buttons.filter(has_text="Место 1").click()
+            await expect(buttons.filter(has_text="Место 1: Аня")).to_be_visible()
+            boris_buttons = boris.get_by_test_id("group-messages").get_by_test_id("inline-button")
+            await expect(boris_buttons.filter(has_text="Место 1: Аня")).to_be_visible()
+            await boris_buttons.filter(has_text="Место 2").click()
+            await expect(buttons.filter(has_text="Место 2: Борис")).to_be_visible()
+            await buttons.filter(has_text="Начать").click()
+            await buttons.filter(has_text="с ботами").click()
+            await expect(group).to_contain_text("Раздача №1")
+            await _play_to_the_end(pages)
+
+            # Борис opens the rematch; Аня (its host) is asked whether she plays, and starts instead.
+            await boris_buttons.filter(has_text="Ещё партию").click()
+            rematch = group.get_by_test_id("message").filter(has_text="Ещё партия")
+            await expect(rematch).to_contain_text("Ждём ответа")
+            await expect(rematch).to_contain_text("Аня")
+            await anya.screenshot(path=str(tmp_path / "rematch-lobby.png"))
+            await rematch.get_by_test_id("inline-button").filter(has_text="Начать").click()
+            started = group.get_by_test_id("message").filter(has_text="Игра началась").last
+            await expect(started).to_contain_text("Пара 1: Аня и 🤖")
+            await expect(started).to_contain_text("Пара 2: Борис и 🤖")
+            await expect(group).not_to_contain_text("Посадить туда")
+            await expect(group).not_to_contain_text("свободно")
+            await expect(anya.get_by_test_id("dm-messages")).to_contain_text("ваше место 1")
+            await anya.screenshot(path=str(tmp_path / "rematch-started.png"))
+        finally:
+            await browser.close()
+
+    world = sandbox.emulator.world
+    assert not [c for c in world.calls if not c.ok]
+    shots = os.environ.get("SANDBOX_SCREENSHOTS")
+    if shots:
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        for name in ("rematch-lobby.png", "rematch-started.png"):
+            (Path(shots) / name).write_bytes((tmp_path / name).read_bytes())
+
+
+async def _play_to_the_end(pages: list[Page]) -> tuple[int, int]:
+    """Until the group offers "Ещё партию", whoever has a card marked playable in their DM taps it (the
+    blinds' cards turn by themselves); the taps made, and how many of the hands tapped said how many
+    cards a blind has left in its stack."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    group = pages[0].get_by_test_id("group-messages")
+    ended = group.get_by_test_id("inline-button").filter(has_text="Ещё партию")
+    taps = stacks_shown = 0
+    while not await ended.count():
+        tapped = False
+        for page in pages:
+            alert = page.get_by_test_id("alert")
+            if await alert.is_visible():  # a tap that came too late: say OK and look again
+                await alert.get_by_role("button").click()
+            dm = page.get_by_test_id("dm-messages")
+            legal = dm.get_by_test_id("inline-button").filter(has_text="✅")
+            if await legal.count():
+                before = await dm.inner_html()
+                try:
+                    await legal.first.click(timeout=2_000)
+                except PlaywrightTimeout:  # the hand was drawn anew under the pointer: look again
+                    continue
+                await page.wait_for_function(CHANGED, arg=before)
+                taps += 1
+                tapped = True
+                # In play the hand says how many cards each blind has left to turn.
+                stacks_shown += "в стопке" in before
+        if not tapped:
+            await pages[0].wait_for_timeout(100)
+        assert taps < 400, "the match should have ended"
+    return taps, stacks_shown

@@ -73,7 +73,9 @@ def analyse(
     final = replay_deal(record)
     budget = BUDGET if worlds == WORLDS else dataclasses.replace(BUDGET, min_worlds=worlds, max_worlds=worlds)
     player = SearchPlayer("analysis", budget)
-    deal = Deal(final.rules, final.deck, final.dealer, final.deal_no, final.eggs_before)
+    deal = Deal(
+        final.rules, final.deck, final.dealer, final.deal_no, final.eggs_before, version=final.version
+    )
     found: list[Mistake] = []
     for i, (who, action) in enumerate(final.moves):
         if who == seat and isinstance(action, Play) and deal.phase is Phase.PLAY:

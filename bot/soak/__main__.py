@@ -1,0 +1,5 @@
+"""``python -m bot.soak``: see :mod:`bot.soak`."""
+
+from bot.soak.run import main
+
+main()

@@ -1,0 +1,111 @@
+"""The soak's bot instances: each a process of its own in webhook mode, killed and started again."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiohttp
+
+from bot.app import build_application
+from bot.handlers.outbox import Limits
+from bot.handlers.services import Settings
+from bot.logs import setup_logging
+from bot.storage import RedisStorage
+from bot.webhook import serve_webhook, stop_webhook
+
+WEBHOOK_PATH = "/soak"
+
+
+@dataclass
+class Instance:
+    """One bot process, serving the webhook on ``port``; its log lines go to ``log``."""
+
+    index: int
+    port: int
+    log: Path
+    env: dict[str, str]
+    process: asyncio.subprocess.Process | None = None
+    up: bool = False
+
+    async def start(self, http: aiohttp.ClientSession, timeout: float = 60.0) -> None:
+        """Start the process and wait until its ``/healthz`` answers."""
+        with self.log.open("ab") as log:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot.soak", "--serve-bot", str(self.port),
+                env=self.env, stdout=log, stderr=log,
+            )  # fmt: skip
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.returncode is not None:
+                raise RuntimeError(f"bot instance {self.index} exited at start; see {self.log}")
+            with contextlib.suppress(aiohttp.ClientError, OSError, TimeoutError):
+                async with http.get(f"http://127.0.0.1:{self.port}/healthz") as response:
+                    if response.status == 200:
+                        self.up = True
+                        return
+            await asyncio.sleep(0.1)
+        raise RuntimeError(f"bot instance {self.index} did not come up; see {self.log}")
+
+    async def kill(self) -> None:
+        """SIGKILL: no shutdown code runs."""
+        self.up = False
+        if self.process is not None and self.process.returncode is None:
+            self.process.send_signal(signal.SIGKILL)
+            await self.process.wait()
+
+    async def stop(self) -> None:
+        """SIGTERM, then wait (SIGKILL after 30 s)."""
+        self.up = False
+        if self.process is None or self.process.returncode is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(self.process.wait(), 30)
+        except TimeoutError:
+            await self.kill()
+
+
+def free_port() -> int:
+    """A loopback port free now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+async def serve_bot(port: int) -> None:
+    """The bot side: one instance in webhook mode until SIGTERM (settings from ``KOZEL_SOAK_*``)."""
+    env = os.environ
+    setup_logging("WARNING", "json")
+    storage = RedisStorage.from_url(env["KOZEL_SOAK_REDIS"], prefix=env["KOZEL_SOAK_PREFIX"])
+    app = build_application(
+        env["KOZEL_SOAK_TOKEN"],
+        base_url=env["KOZEL_SOAK_BASE_URL"],
+        storage=storage,
+        settings=Settings(
+            bot_delay=float(env.get("KOZEL_SOAK_BOT_DELAY", "0.2")),
+            limits=Limits() if env.get("KOZEL_SOAK_PACED", "1") == "1" else Limits.off(),
+        ),
+        rate_limiter=False,
+    )
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    runner = await serve_webhook(
+        app,
+        url=f"https://soak.invalid{WEBHOOK_PATH}",
+        secret=env["KOZEL_SOAK_SECRET"],
+        listen="127.0.0.1",
+        port=port,
+        register=False,
+    )
+    await stop.wait()
+    await stop_webhook(app, runner)
+    await storage.close()
