@@ -15,15 +15,19 @@ import os
 import shutil
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from bot.app import AnyApplication, build_application
+from aiohttp import web
+
+from bot.app import AnyApplication, build_application, live_table_of
 from bot.config import Config, ConfigError, load_config
 from bot.handlers.services import Settings
 from bot.healthcheck import HEARTBEAT
 from bot.logs import setup_logging
 from bot.polling import serve_polling
 from bot.runtime import tune_gc
+from bot.sandbox.miniapp import SANDBOX_WEBAPP_URL
 from bot.sandbox.records import EmulatorConfig
 from bot.sandbox.server import serve_sandbox
 from bot.webhook import serve_webhook, stop_webhook
@@ -39,15 +43,18 @@ def main() -> int:
         print(e, file=sys.stderr)
         return 2
     setup_logging(config.log_level, config.log_format)
+    settings = Settings(
+        bot_delay=config.bot_delay,
+        default_language=config.default_language,
+        update_lease=config.update_lease,
+        thinking=config.bot_thinking,
+        bot_workers=config.bot_workers,
+        webapp_url=config.webapp_url,
+        webapp_name=config.webapp_name,
+    )
     factory = functools.partial(
         build_application,
-        settings=Settings(
-            bot_delay=config.bot_delay,
-            default_language=config.default_language,
-            update_lease=config.update_lease,
-            thinking=config.bot_thinking,
-            bot_workers=config.bot_workers,
-        ),
+        settings=settings,
         redis_url=config.redis_url,
         data_dir=str(config.data_dir),
         heartbeat=config.data_dir / HEARTBEAT,
@@ -62,7 +69,10 @@ def main() -> int:
         host = os.environ.get("SANDBOX_HOST", "127.0.0.1")
         port = int(os.environ.get("SANDBOX_PORT", "8080"))
         emulator = EmulatorConfig(rate_limits=os.environ.get("SANDBOX_RATE_LIMITS", "1") != "0")
-        sandbox_factory = functools.partial(factory, base_url=None)
+        # The live table (Mini App) opens inside the sandbox page, signed by the sandbox's own token.
+        sandbox_factory = functools.partial(
+            factory, base_url=None, settings=replace(settings, webapp_url=SANDBOX_WEBAPP_URL)
+        )
         tune_gc()
         asyncio.run(serve_sandbox(sandbox_factory, host=host, port=port, config=emulator))
         return 0
@@ -71,7 +81,7 @@ def main() -> int:
     tune_gc()
     if config.mode == "polling":
         # Our poller, not run_polling: it confirms an update only once handled (bot/polling.py).
-        asyncio.run(serve_polling(application))
+        asyncio.run(_run_polling(application, config))
         return 0
     asyncio.run(_run_webhook(application, config))
     return 0
@@ -82,6 +92,24 @@ def forget_sandbox_store(data_dir: Path) -> None:
     for name in ("appendonly.aof", "dump.rdb"):
         (data_dir / name).unlink(missing_ok=True)
     shutil.rmtree(data_dir / "appendonlydir", ignore_errors=True)
+
+
+async def _run_polling(application: AnyApplication, config: Config) -> None:
+    """Poll until SIGINT or SIGTERM; with ``WEBAPP_URL``, serve the live table on ``WEBAPP_PORT``."""
+    live = live_table_of(application)
+    runner: web.AppRunner | None = None
+    if live is not None:
+        app = web.Application(client_max_size=1 << 16)
+        live.add_routes(app)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        await web.TCPSite(runner, config.webhook_listen, config.webapp_port).start()
+        _LOG.info("live table served on %s:%s", config.webhook_listen, config.webapp_port)
+    try:
+        await serve_polling(application)
+    finally:
+        if runner is not None:
+            await runner.cleanup()
 
 
 async def _run_webhook(application: AnyApplication, config: Config) -> None:

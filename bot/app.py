@@ -11,9 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from redis.exceptions import ClusterDownError, RedisClusterException
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from telegram import Update
 from telegram.ext import AIORateLimiter, Application, ContextTypes
 
@@ -26,18 +23,22 @@ from bot.handlers.outbox import Outbox, Pace
 from bot.handlers.services import Services, Settings
 from bot.storage import EmbeddedRedis, RedisStorage, Storage
 from bot.storage.budget import RedisBudget
+from bot.storage.errors import storage_down
 from bot.thinking import Thinker
 from bot.thinking.local import PoolThinker, workers_for
 from bot.thinking.stream import StreamThinker
+from bot.webapp.live import LiveHub
+from bot.webapp.server import LiveTable
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 _LOG = logging.getLogger(__name__)
+#: ``bot_data`` keys of the live table's routes and of this instance's hub (bot/webapp).
+LIVE_TABLE = "live_table"
+LIVE_HUB = "live_hub"
 _T = TypeVar("_T")
 #: Seconds a starting bot waits for its storage (a Redis restarting, a cluster's master failing
 #: over: Redis's default node timeout is 15 s) before it gives up and exits.
 STARTUP_STORAGE_WAIT = 90.0
-#: What a storage that is down for the moment raises (a cluster's "cannot be connected" included).
-_DOWN_AT_START = (RedisConnectionError, RedisTimeoutError, ClusterDownError, RedisClusterException)
 
 
 async def when_storage_answers(what: str, step: Callable[[], Awaitable[_T]]) -> _T:
@@ -47,8 +48,8 @@ async def when_storage_answers(what: str, step: Callable[[], Awaitable[_T]]) -> 
     while True:
         try:
             return await step()
-        except _DOWN_AT_START as e:
-            if waited >= STARTUP_STORAGE_WAIT:
+        except Exception as e:  # the one classification of "storage unavailable" (bot/storage/errors.py)
+            if not storage_down(e) or waited >= STARTUP_STORAGE_WAIT:
                 raise
             _LOG.warning("storage unavailable at start (%s): %s; trying again in %.1f s", what, e, pause)
             await asyncio.sleep(pause)
@@ -98,6 +99,15 @@ def build_application(
     wiring = _Wiring(token, settings, storage, redis_url, data_dir, pace, thinker, owned_thinker=owned)
     builder = builder.application_class(KozelApplication, kwargs={"wiring": wiring})
     application = builder.build()
+    if settings.webapp_url is not None:
+        # The live table's routes exist from the start (a server may mount them before initialize);
+        # they find the services and the hub once initialize has built them.
+        application.bot_data[LIVE_TABLE] = LiveTable(
+            lambda: application.bot_data.get("svc"),
+            token,
+            lambda: application.bot_data.get(LIVE_HUB),
+            max_age=settings.webapp_max_age,
+        )
     if heartbeat is not None and application.job_queue is not None:
         # The image's health check reads this file's age (python -m bot.healthcheck). An interval
         # job added before the scheduler starts first fires one interval after start, hence the
@@ -159,6 +169,13 @@ class KozelApplication(Application):  # type: ignore[type-arg]
             thinker=thinker,
         )
         faults.install(svc)
+        live: LiveTable | None = self.bot_data.get(LIVE_TABLE)
+        if live is not None:
+            # Every saved version goes out on Redis for the open pages of every instance.
+            hub = LiveHub(getattr(store, "client", None), getattr(store, "prefix", ""))
+            svc.links = live.tokens
+            svc.tables.renderers.append(hub)
+            self.bot_data[LIVE_HUB] = hub
         self.bot_data["svc"] = svc
         # Games live in Redis, not in this process: pick up the ones a bot player was thinking in.
         resumed = await when_storage_answers("resuming the games", svc.driver.resume)
@@ -179,6 +196,9 @@ class KozelApplication(Application):  # type: ignore[type-arg]
     async def stop(self) -> None:
         """Stop bot players and the outbox, then the application."""
         svc: Services | None = self.bot_data.get("svc")
+        hub: LiveHub | None = self.bot_data.get(LIVE_HUB)
+        if hub is not None:
+            await hub.close()
         if svc is not None:
             await svc.driver.close()
             await svc.timers.close()
@@ -242,6 +262,12 @@ def _touch(path: Path) -> None:
 async def _log_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Unexpected failures are logged with their traceback; expected bad input never gets here."""
     _LOG.error("handling %r failed", update, exc_info=context.error)
+
+
+def live_table_of(application: AnyApplication) -> LiveTable | None:
+    """The live table's routes, if ``WEBAPP_URL`` turned it on (:mod:`bot.webapp`)."""
+    live: LiveTable | None = application.bot_data.get(LIVE_TABLE)
+    return live
 
 
 def codec_for(token: str) -> Codec:

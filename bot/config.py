@@ -58,6 +58,15 @@ class Config(BaseSettings):
     update_lease: float = Field(
         30.0, ge=1, le=3600, description="seconds an update is held by the process handling it"
     )
+    webapp_url: str | None = Field(
+        None, description="the live table's public https URL (its page is served by the bot); unset: off"
+    )
+    webapp_name: str | None = Field(
+        None, description="the Mini App's short name from BotFather's /newapp; unset: the main Mini App"
+    )
+    webapp_port: int = Field(
+        8090, ge=1, le=65535, description="port of the live table's server in polling mode"
+    )
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -92,6 +101,22 @@ class Config(BaseSettings):
     def _http(cls, v: str | None) -> str | None:
         if v and not re.match(r"^https?://[^\s/]+", v):
             raise ValueError("must be an http:// or https:// URL")
+        return v or None
+
+    @field_validator("webapp_url")
+    @classmethod
+    def _webapp_https(cls, v: str | None) -> str | None:
+        if not v:
+            return None
+        if not re.match(r"^https://[^\s/?#]+(/[^\s?#]*)?$", v):
+            raise ValueError("must be an https:// URL without a query (Telegram opens Mini Apps over HTTPS)")
+        return v if v.endswith("/") else v + "/"
+
+    @field_validator("webapp_name")
+    @classmethod
+    def _webapp_name(cls, v: str | None) -> str | None:
+        if v and not re.fullmatch(r"[A-Za-z0-9_]{3,64}", v):
+            raise ValueError("must be the Mini App's short name: 3-64 letters, digits or _")
         return v or None
 
     @field_validator("webhook_secret")

@@ -35,12 +35,14 @@ from bot.handlers.common import (
     user_tr,
 )
 from bot.handlers.game import Refusal, target_of
+from bot.handlers.hand_view import finished_hand_content
 from bot.handlers.i18n import LANGS, Tr, pick_lang
 from bot.handlers.labels import person_left
 from bot.handlers.lobby import join_by_link
 from bot.handlers.outbox import Content, Sent
 from bot.handlers.rules_text import rules_text
 from bot.handlers.services import Services, TableKey
+from bot.handlers.summaries import Unshown, unshown_hands
 from bot.handlers.tally import people_tally_png, tally_png
 from bot.handlers.words import pair_names, seat_name, tally_text, three_seats
 from bot.stats.entry import entry_of
@@ -247,6 +249,7 @@ async def leave(update: Update, context: Context) -> None:
     tr = await chat_tr(svc, chat, user)
 
     left_hand: list[int] = []
+    left_over: list[Unshown] = []  # their hands of finished deals whose summaries are not out yet
 
     def change(table: Table | None, deal: Deal | None) -> str:
         if table is None:
@@ -260,6 +263,7 @@ async def leave(update: Update, context: Context) -> None:
             table.seats[seat] = None
         else:
             person_left(table, deal, seat)  # what they did so far keeps their name
+            left_over[:] = [h for h in unshown_hands(table) if h.user_id == user.id]
             table.seats[seat] = Seat(kind="bot", name="bot", level=table.bot_level)
             hand = table.hand_messages.pop(seat, None)
             left_hand[:] = [hand] if hand is not None else []
@@ -267,10 +271,15 @@ async def leave(update: Update, context: Context) -> None:
 
     snap, key = await svc.run(table_key(chat, message), lambda c: change(c.table, c.deal))
     say(svc, update, tr(key, name=escape(user.first_name)))
-    for hand in left_hand:
-        svc.outbox.edit(user.id, hand, Content((await user_tr(svc, user))("leave.hand")))
     if snap is not None and key == "leave.done":
         await svc.publish(snap)
+        own = await user_tr(svc, user)
+        for hand in left_hand:
+            svc.outbox.edit(user.id, hand, Content(own("leave.hand")))
+        # The summary will not close them: the seat is a bot's now. Closed as it would have.
+        for h in left_over:
+            over = finished_hand_content(own, snap.table, h.deal_no, svc.codec, h.deal_index, h.seat)
+            svc.outbox.edit(user.id, h.message_id, over)
 
 
 async def stop(update: Update, context: Context) -> None:
@@ -345,13 +354,19 @@ async def _stop_table(svc: Services, key: TableKey, tr: Tr, table_id: str | None
     svc.timers.leftovers.forget(table)  # the reminder and "I'm back" keyboards of the stopped game
     ended = Content(tr("stop.message"))
     chat_id = key[0]
-    for message_id in (table.table_message_id, table.lobby_message_id if table.status == "lobby" else None):
+    lobby = table.lobby_message_id if table.status == "lobby" else None
+    # A finished deal's messages too, if its summary is not on its way: it never will be now.
+    shown = svc.presenter.summaries.shown
+    unshown = [p for p in table.pending_summaries if not shown(table.table_id, p.index)]
+    for message_id in (table.table_message_id, lobby, *(p.table_message_id for p in unshown)):
         if message_id is not None:
             svc.outbox.edit(chat_id, message_id, ended)
-    for seat, message_id in table.hand_messages.items():
-        person = table.seats[seat]
-        if person is not None and person.user_id is not None:
-            svc.outbox.edit(person.user_id, message_id, Content(Tr(pick_lang(person.lang))("stop.message")))
+    langs = {p.user_id: p.lang for _, p in table.humans}
+    hands = [(table.seats[seat], message_id) for seat, message_id in table.hand_messages.items()]
+    closing = [(p.user_id, message_id) for p, message_id in hands if p is not None and p.user_id is not None]
+    closing += [(h.user_id, h.message_id) for h in unshown_hands(table, unshown)]
+    for user_id, message_id in closing:
+        svc.outbox.edit(user_id, message_id, Content(Tr(pick_lang(langs.get(user_id)))("stop.message")))
     return True
 
 

@@ -31,6 +31,7 @@ from bot.handlers.codec import Codec
 from bot.handlers.outbox import Limits, Outbox
 from bot.storage import Storage, Table
 from bot.thinking import Thinker
+from bot.webapp.session import TableLink, Tokens
 
 TableKey = tuple[int, int | None]
 
@@ -68,6 +69,12 @@ class Settings:
     thinking: str = "threads"
     #: Processes (``processes``) or fallback threads (``redis``) of this instance; 0: one per CPU.
     bot_workers: int = 0
+    #: The live table's public page (``WEBAPP_URL``, https, ending in ``/``); None: no live table.
+    webapp_url: str | None = None
+    #: The Mini App's short name (``WEBAPP_NAME``, BotFather's /newapp); None: the bot's main Mini App.
+    webapp_name: str | None = None
+    #: Seconds a live table's ``initData`` stays good (Telegram leaves its expiry to the bot).
+    webapp_max_age: float = 24 * 3600
 
 
 @dataclass
@@ -120,6 +127,8 @@ class Core:
     #: Where bot players think (:mod:`bot.thinking`); None: in a thread of the event loop's default pool.
     thinker: Thinker | None = None
     rng: random.Random = field(default_factory=random.SystemRandom)
+    #: Signs the live table's links (made from the bot token); None: the live table is off.
+    links: Tokens | None = None
     stats: Stats = field(init=False)
 
     def __post_init__(self) -> None:
@@ -128,3 +137,15 @@ class Core:
     def deep_link(self, payload: str) -> str:
         """A t.me link that opens the bot's DM with a start payload."""
         return f"https://t.me/{self.bot_username}?start={payload}"
+
+    def live_links(self, table: Table) -> tuple[str, str] | None:
+        """The live table's links for ``table``: the direct link for the group's message and the page's
+        URL for a DM's ``web_app`` button; None when the live table is off (no ``WEBAPP_URL``)."""
+        url = self.settings.webapp_url
+        if url is None or self.links is None:
+            return None
+        param = self.links.start_param(
+            TableLink(table.chat_id, table.thread_id, table.table_id)
+        )
+        app = f"/{self.settings.webapp_name}" if self.settings.webapp_name else ""
+        return f"https://t.me/{self.bot_username}{app}?startapp={param}", f"{url}?t={param}"

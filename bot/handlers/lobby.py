@@ -92,10 +92,15 @@ async def new_game(update: Update, context: Context) -> None:
         await svc.storage.delete_table(table)
         return
     stored = await svc.presenter.lobby_posted(key, table.table_id, sent.message_id)
+    if stored is None or stored.table.table_id != table.table_id:
+        # Stopped while its message was on its way (/stop found no message to close): closed here,
+        # so no live buttons stay behind.
+        svc.outbox.edit(sent.chat_id or chat.id, sent.message_id, Content(tr("stop.message")))
+        return
     # Its expiry is a timer in Redis (bot/handlers/timers.py), armed with the save that stored the
     # message id: it survives a restart.
-    if stored is None or not stored.armed:
-        await svc.timers.arm(stored or table)
+    if not stored.armed:
+        await svc.timers.arm(stored)
 
 
 def _remembered_rules(settings: ChatSettings) -> Rules:

@@ -150,13 +150,23 @@ async def play_tap(
     query = update.callback_query
     assert query is not None
     user = private_tapper(query)
+    await play_move(svc, button, payload, user.id, started)
+    await quiet_answer(query)
+
+
+async def play_move(
+    svc: Services, button: Button, payload: Act | Held, user_id: int, started: float | None = None
+) -> None:
+    """Apply ``user_id``'s card or decision from the hand ``button`` stands in (a DM's keyboard or the
+    live table's page): raises :class:`Refusal` (or :class:`Notice`) saying why not."""
+    started = time.perf_counter() if started is None else started
     # A card that may not be played now is tried anyway: the engine says why not.
     action = payload.action if isinstance(payload, Act) else Play(payload.card)
     key: TableKey = (button.chat_id, button.thread_id)
 
     def change(c: Change) -> Progress:
         table = c.table
-        seat = seat_of_hand(table, button, user.id)
+        seat = seat_of_hand(table, button, user_id)
         assert table is not None
         person_seat = seat
         deal = c.deal
@@ -190,9 +200,8 @@ async def play_tap(
     snap, _ = await svc.run(key, change, taken=started)
     assert snap is not None
     await svc.publish(snap)
-    # The handling time of a move, network excluded: the answer below is the first Telegram call.
+    # The handling time of a move, network excluded: the answer to the tap is the first Telegram call.
     svc.stats.tap_times.append(time.perf_counter() - started)
-    await quiet_answer(query)
 
 
 async def pick_tap(update: Update, button: Button, payload: Tick, svc: Services) -> None:
@@ -205,12 +214,19 @@ async def pick_tap(update: Update, button: Button, payload: Tick, svc: Services)
     query = update.callback_query
     assert query is not None
     user = private_tapper(query)
+    await pick_move(svc, button, payload, user.id)
+    await quiet_answer(query)
+
+
+async def pick_move(svc: Services, button: Button, payload: Tick, user_id: int) -> None:
+    """Tick or untick ``user_id``'s card in a choice of several (see :func:`pick_tap`); raises
+    :class:`Refusal` saying why not."""
     card = payload.card
     key: TableKey = (button.chat_id, button.thread_id)
 
     def change(c: Change) -> None:
         table = c.table
-        seat = seat_of_hand(table, button, user.id)
+        seat = seat_of_hand(table, button, user_id)
         assert table is not None and table.match is not None
         m = table.match
         deal = c.deal
@@ -247,7 +263,6 @@ async def pick_tap(update: Update, button: Button, payload: Tick, svc: Services)
     snap, _ = await svc.run(key, change)
     assert snap is not None
     await svc.publish(snap)
-    await quiet_answer(query)
 
 
 async def back_tap(update: Update, button: Button, svc: Services) -> None:

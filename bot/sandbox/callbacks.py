@@ -36,6 +36,8 @@ class Callbacks(MessageStore):
             raise SandboxError(f"message {message_id} has no button at row {row}, column {column}") from None
         if "url" in button:
             return str(button["url"])
+        if "web_app" in button:  # the client opens the Mini App itself
+            return str(button["web_app"].get("url", ""))
         if "callback_data" not in button:
             raise SandboxError(f"the button {button.get('text')!r} is not a callback button")
         query_id = str(secrets.randbits(63))

@@ -25,8 +25,9 @@ NOT_MODIFIED = (
 _TEXT_BUTTONS = "can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"
 
 
-def validate_markup(params: Params) -> JSONDict | None:
-    """The request's ``reply_markup``, an inline keyboard checked as Telegram checks it."""
+def validate_markup(params: Params, *, private: bool = True) -> JSONDict | None:
+    """The request's ``reply_markup``, an inline keyboard checked as Telegram checks it (``private``:
+    the chat is a private one, the only kind where a ``web_app`` button is allowed)."""
     markup = params.json_value("reply_markup", "reply keyboard markup")
     if markup is None:
         return None
@@ -61,6 +62,12 @@ def validate_markup(params: Params) -> JSONDict | None:
                 url = str(button["url"])
                 if not re.match(r"^(https?|tg)://\S+$", url) and not url.startswith("t.me/"):
                     raise bad_request(f"inline keyboard button URL '{url}' is invalid: Wrong HTTP URL")
+            elif "web_app" in button:
+                web_app = button["web_app"]
+                if not private:
+                    raise bad_request("BUTTON_TYPE_INVALID")
+                if not isinstance(web_app, dict) or not str(web_app.get("url", "")).startswith("https://"):
+                    raise bad_request("BUTTON_URL_INVALID")
             elif not any(
                 key in button
                 for key in (

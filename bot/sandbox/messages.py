@@ -57,7 +57,7 @@ class Messages(MessageStore):
         text, entities = parse_content(params, "text", MAX_TEXT, "message is too long")
         if not text.strip():
             raise bad_request("message text is empty")
-        markup = validate_markup(params)
+        markup = validate_markup(params, private=chat.type == "private")
         self._check_can_write(chat)
         thread_id = self._thread_for(chat, params)
         reply_to = self._reply_target(chat, params)
@@ -124,7 +124,7 @@ class Messages(MessageStore):
         """A message carrying an uploaded (or re-sent) file of ``kind`` "photo" or "document"."""
         chat = self._resolve_chat(params)
         caption, entities = parse_content(params, "caption", MAX_CAPTION, "message caption is too long")
-        markup = validate_markup(params)
+        markup = validate_markup(params, private=chat.type == "private")
         self._check_can_write(chat)
         stored = self._upload(params, kind, kind)
         message = self._store_outgoing(
@@ -189,7 +189,7 @@ class Messages(MessageStore):
         text, entities = parse_content(params, "text", MAX_TEXT, "MESSAGE_TOO_LONG")
         if not text.strip():
             raise bad_request("message text is empty")
-        markup = validate_markup(params)
+        markup = validate_markup(params, private=message.chat_id > 0)
         return self._apply_edit(message, text=text, entities=entities, reply_markup=markup)
 
     def api_editMessageCaption(self, params: Params) -> JSONDict:
@@ -198,7 +198,7 @@ class Messages(MessageStore):
         if message.photo_file_id is None and message.document_file_id is None:
             raise bad_request("there is no caption in the message to edit")
         caption, entities = parse_content(params, "caption", MAX_CAPTION, "message caption is too long")
-        markup = validate_markup(params)
+        markup = validate_markup(params, private=message.chat_id > 0)
         return self._apply_edit(
             message, caption=caption or None, caption_entities=entities, reply_markup=markup
         )
@@ -206,7 +206,7 @@ class Messages(MessageStore):
     def api_editMessageReplyMarkup(self, params: Params) -> JSONDict:
         """editMessageReplyMarkup; no reply_markup removes the keyboard."""
         message = self._editable(params)
-        markup = validate_markup(params)
+        markup = validate_markup(params, private=message.chat_id > 0)
         if markup == {"inline_keyboard": []}:
             markup = None
         return self._apply_edit(message, reply_markup=markup)

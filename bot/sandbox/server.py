@@ -11,10 +11,12 @@ from typing import Any
 
 from telegram.ext import Application
 
+from bot.app import LIVE_HUB
 from bot.polling import Poller
 from bot.sandbox.emulator import Emulator
 from bot.sandbox.records import EmulatorConfig
 from bot.sandbox.web import SandboxPage, Scene, build_scene
+from bot.webapp.server import LiveTable
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 Factory = Callable[..., AnyApplication]
@@ -57,8 +59,18 @@ async def start_sandbox(
     emulator = Emulator(config or EmulatorConfig(rate_limits=True))
     scene = build_scene(emulator.world)
     SandboxPage(emulator, scene)
+    # The live table is served from the sandbox's own address (its routes must exist before the
+    # server starts; they find the bot's services once the application below has built them).
+    built: list[AnyApplication] = []
+    live = LiveTable(
+        lambda: built[0].bot_data.get("svc") if built else None,
+        emulator.token,
+        lambda: built[0].bot_data.get(LIVE_HUB) if built else None,
+    )
+    live.add_routes(emulator.app)
     await emulator.start(host, port)
     application = factory(emulator.token, base_url=emulator.base_url, base_file_url=emulator.base_file_url)
+    built.append(application)
     try:
         await application.initialize()
         await application.start()

@@ -7,6 +7,7 @@ user's actions (send, tap, open a link, block) to ``/sandbox/api/*``.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.sandbox.emulator import Emulator
+from bot.sandbox.miniapp import launch_url
 from bot.sandbox.records import SandboxError, StoredMessage
 from bot.sandbox.world import World
 
@@ -68,8 +70,12 @@ def message_view(world: World, message: StoredMessage) -> JSONDict:
                     "text": str(button.get("text", "")),
                     "kind": "url"
                     if "url" in button
-                    else ("callback" if "callback_data" in button else "other"),
-                    "url": button.get("url"),
+                    else (
+                        "web_app"
+                        if "web_app" in button
+                        else ("callback" if "callback_data" in button else "other")
+                    ),
+                    "url": button.get("url") or (button.get("web_app") or {}).get("url"),
                 }
                 for button in row
             ]
@@ -147,6 +153,7 @@ class SandboxPage:
         router.add_post("/sandbox/api/send", self._send)
         router.add_post("/sandbox/api/tap", self._tap)
         router.add_post("/sandbox/api/open", self._open)
+        router.add_post("/sandbox/api/webapp", self._webapp)
         router.add_post("/sandbox/api/block", self._block)
         router.add_get("/sandbox/file/{file_id}", self._file)
 
@@ -222,6 +229,13 @@ class SandboxPage:
         except SandboxError as error:
             return web.json_response({"ok": False, "error": str(error)}, dumps=_dumps)
         return web.json_response({"ok": True, "deep_link": started is not None})
+
+    async def _webapp(self, request: web.Request) -> web.Response:
+        """Where a link or a ``web_app`` button opens the live table for the user, if it is one."""
+        body = await self._body(request)
+        user_id = self._player(body.get("user"))
+        url = launch_url(self.world, user_id, str(body.get("url", "")), now=time.time())
+        return web.json_response({"ok": url is not None, "url": url}, dumps=_dumps)
 
     async def _block(self, request: web.Request) -> web.Response:
         body = await self._body(request)

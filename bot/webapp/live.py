@@ -1,0 +1,124 @@
+"""Every saved version of a table reaches the open pages, whichever instance saved it.
+
+Each save is published on one Redis Pub/Sub channel (``<prefix>kozel:live``: on a Redis Cluster a
+plain ``PUBLISH`` reaches every node, so one subscription per instance hears them all) as
+``chat:thread:version``; each instance keeps one subscription and wakes the pages it serves for that
+table. A message lost to a failover costs a page nothing but seconds: every page also checks the
+stored version every :data:`RECHECK` seconds, and a page always receives the whole state, so one
+that missed versions (or whose phone slept) catches up with no gap and no double.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from bot.handlers.core import TableKey
+from bot.handlers.usecase import Snapshot
+
+__all__ = ["LiveHub"]
+
+_LOG = logging.getLogger(__name__)
+#: Seconds between a page's checks of the stored version (in case a published message was lost).
+RECHECK = 5.0
+#: Seconds to wait before subscribing again after the subscription failed.
+RETRY = 1.0
+
+
+class LiveHub:
+    """Publishes saved versions and wakes this instance's pages (a renderer of the table use case)."""
+
+    def __init__(self, client: Any, prefix: str = "") -> None:
+        self.client = client
+        self.channel = f"{prefix}kozel:live"
+        self._pages: dict[TableKey, set[asyncio.Event]] = defaultdict(set)
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._listener: asyncio.Task[None] | None = None
+        self.published = 0
+        self.heard = 0
+
+    def show(self, snap: Snapshot) -> None:
+        """Publish the version just saved (the use case hands every snapshot to its renderers)."""
+        table = snap.table
+        message = f"{table.chat_id}:{table.thread_id or 0}:{table.version}"
+        task = asyncio.create_task(self._publish(message))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _publish(self, message: str) -> None:
+        try:
+            await self.client.publish(self.channel, message)
+            self.published += 1
+        except (RedisError, OSError) as e:  # the pages catch up at their next check
+            _LOG.warning("live table: could not publish %s: %s", message, e)
+
+    def wake(self, key: TableKey) -> None:
+        """Wake this instance's pages of one table."""
+        for event in self._pages.get(key, ()):
+            event.set()
+
+    @contextlib.asynccontextmanager
+    async def watch(self, key: TableKey) -> Any:
+        """An event set whenever the table may have changed, for as long as the page is open."""
+        self.start()
+        event = asyncio.Event()
+        self._pages[key].add(event)
+        try:
+            yield event
+        finally:
+            pages = self._pages.get(key)
+            if pages is not None:
+                pages.discard(event)
+                if not pages:
+                    del self._pages[key]
+
+    @property
+    def open_pages(self) -> int:
+        """Pages this instance serves now."""
+        return sum(len(p) for p in self._pages.values())
+
+    def start(self) -> None:
+        """Subscribe (once; again after a failure)."""
+        if self._listener is None or self._listener.done():
+            self._listener = asyncio.create_task(self._listen())
+
+    async def _listen(self) -> None:
+        while True:
+            pubsub = self.client.pubsub()
+            try:
+                await pubsub.subscribe(self.channel)
+                while True:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=RECHECK)
+                    if message is None:
+                        continue
+                    self.heard += 1
+                    data = message["data"]
+                    text = data.decode() if isinstance(data, bytes) else str(data)
+                    chat, thread, _ = text.split(":")
+                    self.wake((int(chat), int(thread) or None))
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError, ValueError) as e:
+                _LOG.warning("live table: subscription lost (%s); again in %.0f s", e, RETRY)
+                for events in list(self._pages.values()):
+                    for event in events:
+                        event.set()  # the pages read the stored version meanwhile
+                await asyncio.sleep(RETRY)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+
+    async def close(self) -> None:
+        """Stop listening and let the publishes under way finish."""
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
+            self._listener = None
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -1,0 +1,185 @@
+"""What one viewer of the live table is sent: the table as their seat sees it, and nothing more.
+
+A seated person gets their seat's view (``bot.engine.view_for``: the same window the DM hand and the
+bot players get), their hand's text and every decision button their DM hand offers (the same signed
+callback data, so a tap on the page is a tap on that button). Anyone else gets what every seat at the
+table can see: the cards in no one's sole sight. Texts come from the gettext catalogs in the viewer's
+language; names and the table's text are sent as plain text (the page never parses HTML).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from bot.engine import Deal, Phase, view_for
+from bot.engine.actions import Play
+from bot.engine.cards import Card
+from bot.engine.view import SeatView
+from bot.handlers.codec import Act, BadData, Codec, Held
+from bot.handlers.game import target_of
+from bot.handlers.hand_view import hand_content
+from bot.handlers.i18n import Tr
+from bot.handlers.table_view import live_content, match_over_lines
+from bot.handlers.words import blind_seats, card_text, decider, seat_name, suit_text, tally_text
+from bot.storage import Table
+
+__all__ = ["payload_for", "seen_cards", "viewer_seat"]
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def plain(text: str) -> str:
+    """Telegram HTML as plain text (the page shows it with ``textContent``)."""
+    return html.unescape(_TAG.sub("", text))
+
+
+def viewer_seat(table: Table, deal: Deal | None, user_id: int) -> tuple[int | None, int | None]:
+    """The seat ``user_id`` sits in, and the seat whose hand they are shown now (their blind's while
+    they decide its brag, as in the DM); ``(None, None)`` for a watcher."""
+    seat = table.seat_of(user_id)
+    if seat is None or deal is None:
+        return seat, seat
+    to_act = deal.to_act
+    if to_act is not None and to_act != seat and decider(table, to_act) == seat:
+        return seat, to_act
+    return seat, seat
+
+
+def seen_cards(view: SeatView) -> set[Card]:
+    """Every card a seat's view shows it: its hand, cards seen in others' hands, the tricks and the
+    trick in play, the talon, its own discards and the brag's face-up cards."""
+    cards: set[Card] = set(view.hand)
+    for cs in view.seen:
+        cards.update(cs)
+    cards.update(c for _, c in view.trick)
+    for trick in view.tricks:
+        cards.update(c for _, c in trick.plays)
+    cards.update(view.talon)
+    cards.update(view.discards)
+    for _, laid in view.brag_laid:
+        cards.update(c for c in laid if c is not None)
+    return cards
+
+
+def public_cards(deal: Deal) -> set[Card]:
+    """The cards every seat at the table sees (what a watcher may be shown)."""
+    views = [seen_cards(view_for(deal, s)) for s in range(len(deal.hands))]
+    return set.intersection(*views)
+
+
+def _seats(tr: Tr, table: Table, view: SeatView | None, seat: int | None) -> list[dict[str, Any]]:
+    blinds = blind_seats(table)
+    out = []
+    for i, s in enumerate(table.seats):
+        kind = "blind" if i in blinds else ("empty" if s is None else s.kind)
+        out.append(
+            {
+                "seat": i,
+                "name": plain(seat_name(tr, table, i)),
+                "kind": kind,
+                "level": _level(tr, s.level) if s is not None and s.is_bot else None,
+                "away": i in table.away,
+                "you": i == seat,
+                "cards": view.hand_sizes[i] if view is not None and i < len(view.hand_sizes) else None,
+            }
+        )
+    return out
+
+
+def _level(tr: Tr, level: str | None) -> str | None:
+    key = f"level.{level}"
+    return tr(key) if level is not None and tr.has(key) else level
+
+
+def _card(tr: Tr, c: Card) -> dict[str, str]:
+    return {"code": c.code, "label": card_text(tr, c)}
+
+
+def _buttons(codec: Codec, tr: Tr, table: Table, deal: Deal, shown: int, hint: bool) -> tuple[str, list[Any]]:
+    content = hand_content(tr, codec, table, deal, shown, hint=hint)
+    rows: list[list[dict[str, Any]]] = []
+    if content.markup is not None:
+        for row in content.markup.inline_keyboard:
+            out = []
+            for b in row:
+                data = str(b.callback_data) if b.callback_data is not None else ""
+                item: dict[str, Any] = {"text": b.text, "data": data}
+                try:
+                    _, payload = codec.read(data)
+                except BadData:
+                    payload = None
+                if isinstance(payload, Act) and isinstance(payload.action, Play):
+                    item["card"] = payload.action.card.code
+                elif isinstance(payload, Held):  # a card that may not be played now (a tap says why)
+                    item["card"] = payload.card.code
+                out.append(item)
+            rows.append(out)
+    return plain(content.text), rows
+
+
+def payload_for(
+    tr: Tr, codec: Codec, table: Table, deal: Deal | None, user_id: int, *, hint: bool = False
+) -> dict[str, Any]:
+    """The JSON-ready state of ``table`` for ``user_id`` (seated or watching)."""
+    seat, shown = viewer_seat(table, deal, user_id)
+    out: dict[str, Any] = {
+        "table_id": table.table_id,
+        "version": table.version,
+        "status": table.status,
+        "lang": tr.lang,
+        "seat": seat,
+        "title": plain(table.chat_title),
+    }
+    if table.match is not None:
+        m = table.match
+        pairs = len(table.seats) == 4 and not m.scores  # a pair's penalty, kept on two sixes
+        out["match"] = {
+            "penalty": list(m.scores or m.penalty),
+            "target": target_of(table),
+            "tally": [tally_text(p, target_of(table)) for p in m.penalty] if pairs else None,
+        }
+        if table.status == "over":
+            out["result"] = plain("\n".join(match_over_lines(tr, table)))
+    if deal is None or table.status != "playing" or table.match is None:
+        out["seats"] = _seats(tr, table, None, seat)
+        return out
+    watcher = shown is None
+    # A watcher's public part is any seat's view with everything private cut below.
+    view = view_for(deal, 0 if shown is None else shown)
+    out["seats"] = _seats(tr, table, view, seat)
+    out["deal"] = {
+        "no": deal.deal_no,
+        "dealer": view.dealer,
+        "phase": view.phase.value,
+        "to_act": view.to_act,
+        "trump": plain(suit_text(tr, view.trump)) if view.trump is not None else None,
+        "trick": [{"seat": s, **_card(tr, c)} for s, c in view.trick],
+        "last_trick": (
+            [{"seat": s, **_card(tr, c)} for s, c in view.tricks[-1].plays] if view.tricks else []
+        ),
+        "tricks": len(view.tricks),
+        "points": list(view.points),
+        "tricks_won": list(view.tricks_won),
+        "pair_of": list(view.pair_of),
+        "stock": view.stock_size,
+    }
+    out["table_text"] = plain(live_content(tr, table, deal).text)
+    if watcher:
+        talon = [c for c in view.talon if c in public_cards(deal)]
+        out["deal"]["talon"] = [_card(tr, c) for c in talon]
+        out["hand"] = None
+        return out
+    assert shown is not None
+    out["deal"]["talon"] = [_card(tr, c) for c in view.talon]
+    legal = {a.card for a in view.legal if isinstance(a, Play)}
+    text, rows = _buttons(codec, tr, table, deal, shown, hint)
+    out["hand"] = {
+        "seat": shown,
+        "cards": [{**_card(tr, c), "legal": c in legal} for c in view.hand],
+        "text": text,
+        "buttons": rows,
+        "your_turn": view.my_turn and view.phase is not Phase.OVER,
+    }
+    return out

@@ -1,0 +1,282 @@
+"""The live table's HTTP side: the page, its session, its state, its live events and its taps.
+
+Routes, added to whichever aiohttp application the bot already serves (the webhook's, the sandbox's,
+or one of their own in polling mode):
+
+* ``GET /webapp/`` and ``/webapp/static/…`` — the page (plain HTML, CSS and JavaScript modules);
+* ``POST /webapp/api/session`` ``{"init_data", "link"}`` — Telegram's signed ``initData`` for a
+  session token; the table is named by its ``start_param`` (a direct link) or by ``link`` (the ``?t=``
+  of a DM button's URL); 401 if unsigned or old, 403 if the link is forged;
+* ``GET /webapp/api/state?token=`` — the table as the viewer may see it;
+* ``GET /webapp/api/events?token=&version=`` — Server-Sent Events, one ``state`` event a version
+  (the whole state: a page that reconnects catches up with no gap), ``gone`` when the table ends;
+* ``POST /webapp/api/act`` ``{"token", "data"}`` — a tap on the page: the signed data of one of the
+  viewer's hand buttons, applied by the same code as the tap on that button in the DM, refused in
+  the same words.
+
+Tokens come in the query string or the body (``EventSource`` cannot set headers), never from cookies.
+Each user may make :data:`RATE` requests in :data:`RATE_WINDOW` seconds; beyond that 429.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+
+from aiohttp import web
+
+from bot.handlers.codec import Act, BadData, Held, Tick
+from bot.handlers.game import Notice, Refusal
+from bot.handlers.i18n import Tr, pick_lang
+from bot.handlers.play import pick_move, play_move
+from bot.handlers.services import Services
+from bot.storage import StaleWrite
+from bot.storage.errors import STORAGE_DOWN
+from bot.webapp.initdata import InitDataError, check_init_data
+from bot.webapp.live import RECHECK, LiveHub
+from bot.webapp.payload import payload_for
+from bot.webapp.session import LinkError, Session, Tokens
+
+__all__ = ["LiveTable"]
+
+_LOG = logging.getLogger(__name__)
+#: Requests a user may make in :data:`RATE_WINDOW` seconds.
+RATE = 40
+RATE_WINDOW = 10.0
+#: Seconds between keep-alive comments on an open event stream.
+PING = 15.0
+#: The page's own words, by key in the catalogs.
+PAGE_TEXTS = (
+    "webapp.title", "webapp.your_turn", "webapp.turn_of", "webapp.trump", "webapp.last_trick",
+    "webapp.no_last_trick", "webapp.watching", "webapp.points", "webapp.tricks", "webapp.penalty",
+    "webapp.offline", "webapp.gone", "webapp.lobby", "webapp.over", "webapp.table", "webapp.you",
+    "webapp.away", "webapp.open_in_telegram",
+)  # fmt: skip
+_STATIC = {"index.html": "text/html", "app.js": "text/javascript", "app.css": "text/css"}
+
+
+class LiveTable:
+    """The routes of the live table; ``services`` gives the bot's services once they are built."""
+
+    def __init__(
+        self,
+        services: Callable[[], Services | None],
+        bot_token: str,
+        hub: Callable[[], LiveHub | None],
+        *,
+        max_age: float = 24 * 3600,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._services = services
+        self._bot_token = bot_token
+        self.tokens = Tokens(bot_token)
+        self._hub = hub
+        self.max_age = max_age
+        self.clock = clock
+        self._requests: dict[int, deque[float]] = defaultdict(deque)
+
+    def add_routes(self, app: web.Application) -> None:
+        """Serve the page and its API from ``app``."""
+        r = app.router
+        r.add_get("/webapp/", self._index)
+        r.add_get("/webapp/static/{name}", self._static)
+        r.add_post("/webapp/api/session", self._session)
+        r.add_get("/webapp/api/state", self._state)
+        r.add_get("/webapp/api/events", self._events)
+        r.add_post("/webapp/api/act", self._act)
+
+    # -- helpers -----------------------------------------------------------------------------------
+
+    def _svc(self) -> Services:
+        svc = self._services()
+        if svc is None:
+            raise _error(web.HTTPServiceUnavailable, "starting")
+        return svc
+
+    def _live(self) -> LiveHub:
+        hub = self._hub()
+        if hub is None:
+            raise _error(web.HTTPServiceUnavailable, "starting")
+        return hub
+
+    def _limit(self, user_id: int) -> None:
+        now = time.monotonic()
+        seen = self._requests[user_id]
+        while seen and seen[0] < now - RATE_WINDOW:
+            seen.popleft()
+        if len(seen) >= RATE:
+            raise _error(web.HTTPTooManyRequests, "too many requests")
+        seen.append(now)
+
+    def _check(self, token: str) -> Session:
+        try:
+            session = self.tokens.check(token, now=self.clock())
+        except LinkError as e:
+            raise _error(web.HTTPUnauthorized, f"session {e.reason}") from None
+        self._limit(session.user_id)
+        return session
+
+    async def _tr(self, svc: Services, user_id: int, telegram_lang: str | None = None) -> Tr:
+        chosen = await svc.presenter.lang_of(user_id)
+        return Tr(pick_lang(chosen, telegram_lang))
+
+    async def _payload(self, svc: Services, session: Session) -> dict[str, Any] | None:
+        link = session.link
+        snap = await svc.tables.load((link.chat_id, link.thread_id))
+        if snap is None or snap.table.table_id != link.table_id:
+            return None
+        tr = await self._tr(svc, session.user_id)
+        hint = await svc.presenter.hints_on(link.chat_id)
+        return payload_for(tr, svc.codec, snap.table, snap.deal, session.user_id, hint=hint)
+
+    # -- routes ------------------------------------------------------------------------------------
+
+    async def _index(self, _: web.Request) -> web.Response:
+        return _file("index.html")
+
+    async def _static(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name not in _STATIC or name == "index.html":
+            raise web.HTTPNotFound()
+        return _file(name)
+
+    async def _session(self, request: web.Request) -> web.Response:
+        body = await _json(request)
+        raw = body.get("init_data")
+        try:
+            user = check_init_data(
+                raw if isinstance(raw, str) else "", self._bot_token, now=self.clock(), max_age=self.max_age
+            )
+        except InitDataError as e:
+            raise _error(web.HTTPUnauthorized, f"initData {e.reason}") from None
+        self._limit(user.user_id)
+        # A direct link's start parameter comes in initData; a DM button's web_app URL carries it as
+        # ``?t=`` and the page passes it on (signed by the bot either way).
+        given = body.get("link")
+        param = user.start_param or (given if isinstance(given, str) else "")
+        try:
+            link = self.tokens.read_start_param(param)
+        except LinkError as e:
+            raise _error(web.HTTPForbidden, f"link {e.reason}") from None
+        svc = self._svc()
+        tr = await self._tr(svc, user.user_id, user.language_code)
+        token = self.tokens.issue(user.user_id, link, now=self.clock())
+        texts = {key.removeprefix("webapp."): tr(key) for key in PAGE_TEXTS}
+        return web.json_response({"token": token, "lang": tr.lang, "texts": texts})
+
+    async def _state(self, request: web.Request) -> web.Response:
+        session = self._check(request.query.get("token", ""))
+        try:
+            state = await self._payload(self._svc(), session)
+        except STORAGE_DOWN:
+            raise _error(web.HTTPServiceUnavailable, "storage") from None
+        if state is None:
+            raise _error(web.HTTPNotFound, "gone")
+        return web.json_response(state)
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        session = self._check(request.query.get("token", ""))
+        svc = self._svc()
+        try:
+            last = int(request.query.get("version", "-1"))
+        except ValueError:
+            last = -1
+        link = session.link
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",
+            }
+        )
+        await response.prepare(request)
+        await response.write(b"retry: 2000\n\n")
+        async with self._live().watch((link.chat_id, link.thread_id)) as changed:
+            pinged = time.monotonic()
+            while True:
+                changed.clear()
+                try:
+                    state = await self._payload(svc, session)
+                except STORAGE_DOWN:
+                    state = {"version": last}  # unchanged; checked again shortly
+                if state is None:
+                    await response.write(b"event: gone\ndata: {}\n\n")
+                    break
+                if state["version"] != last:
+                    last = state["version"]
+                    data = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+                    await response.write(f"id: {last}\nevent: state\ndata: {data}\n\n".encode())
+                    pinged = time.monotonic()
+                elif time.monotonic() - pinged > PING:
+                    await response.write(b": ping\n\n")
+                    pinged = time.monotonic()
+                if self.clock() > session.expires:
+                    await response.write(b"event: expired\ndata: {}\n\n")
+                    break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), RECHECK)
+        return response
+
+    async def _act(self, request: web.Request) -> web.Response:
+        body = await _json(request)
+        token, data = body.get("token"), body.get("data")
+        session = self._check(token if isinstance(token, str) else "")
+        svc = self._svc()
+        tr = await self._tr(svc, session.user_id)
+        link = session.link
+        try:
+            try:
+                button, payload = svc.codec.read(data if isinstance(data, str) else None)
+            except BadData:
+                raise Refusal("alert.unknown_button") from None
+            if (button.chat_id, button.thread_id, button.table_id) != (
+                link.chat_id,
+                link.thread_id,
+                link.table_id,
+            ):
+                raise Refusal("alert.stale")
+            if isinstance(payload, Act | Held):
+                await play_move(svc, button, payload, session.user_id)
+            elif isinstance(payload, Tick):
+                await pick_move(svc, button, payload, session.user_id)
+            else:
+                raise Refusal("alert.unknown_button")
+        except Notice as notice:
+            return web.json_response({"ok": False, "text": tr(notice.key, **notice.values), "quiet": True})
+        except Refusal as refusal:
+            return web.json_response({"ok": False, "text": tr(refusal.key, **refusal.values)})
+        except StaleWrite:
+            return web.json_response({"ok": False, "text": tr("alert.busy")})
+        except STORAGE_DOWN:
+            return web.json_response({"ok": False, "text": tr("fault.try_again")}, status=503)
+        return web.json_response({"ok": True})
+
+
+def _error(kind: type[web.HTTPException], reason: str) -> web.HTTPException:
+    return kind(text=json.dumps({"error": reason}), content_type="application/json")
+
+
+async def _json(request: web.Request) -> dict[str, Any]:
+    if request.content_length is not None and request.content_length > 8192:
+        raise _error(web.HTTPRequestEntityTooLarge, "too large")
+    try:
+        body = await request.json()
+    except (ValueError, UnicodeDecodeError):
+        raise _error(web.HTTPBadRequest, "not JSON") from None
+    if not isinstance(body, dict):
+        raise _error(web.HTTPBadRequest, "not an object")
+    return body
+
+
+def _file(name: str) -> web.Response:
+    data = resources.files("bot.webapp").joinpath("static", name).read_bytes()
+    return web.Response(body=data, content_type=_STATIC[name], charset="utf-8")
+
+

@@ -1,0 +1,212 @@
+// The live table: plain JavaScript, no library. Telegram's launch parameters arrive in
+// location.hash (tgWebAppData: the signed initData; tgWebAppThemeParams: the colours); the page
+// trades the initData for a session token, then follows the table by Server-Sent Events.
+const API = new URL("api/", new URL(".", location.href));
+const hash = new URLSearchParams(location.hash.slice(1));
+const initData = hash.get("tgWebAppData") || "";
+let token = "", texts = {}, state = null, events = null, busy = false, lastActed = "";
+
+function postEvent(type, data = {}) {
+  // Telegram's clients take these events from a Mini App (the same calls telegram-web-app.js makes).
+  try {
+    if (window.TelegramWebviewProxy) window.TelegramWebviewProxy.postEvent(type, JSON.stringify(data));
+    else if (window.external && "notify" in window.external)
+      window.external.notify(JSON.stringify({ eventType: type, eventData: data }));
+    else if (window.parent !== window)
+      window.parent.postMessage(JSON.stringify({ eventType: type, eventData: data }), "*");
+  } catch (e) { /* outside Telegram: nothing to tell */ }
+}
+
+function theme() {
+  try {
+    const params = JSON.parse(hash.get("tgWebAppThemeParams") || "{}");
+    const names = { bg_color: "--tg-bg", text_color: "--tg-text", hint_color: "--tg-hint",
+      button_color: "--tg-button", button_text_color: "--tg-button-text",
+      secondary_bg_color: "--tg-secondary-bg" };
+    for (const [k, v] of Object.entries(params))
+      if (names[k] && /^#[0-9a-fA-F]{3,8}$/.test(v)) document.documentElement.style.setProperty(names[k], v);
+  } catch (e) { /* no theme: the page's own colours */ }
+}
+
+const $ = (id) => document.getElementById(id);
+const t = (key, vars = {}) => (texts[key] || key).replace(/\{(\w+)\}/g, (_, k) => vars[k] ?? "");
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function cardEl(card) {
+  const e = el("span", "card", card.label);
+  if (/[HD]$/.test(card.code)) e.classList.add("red");
+  e.dataset.code = card.code;
+  return e;
+}
+
+let toastTimer = 0;
+function toast(text) {
+  const box = $("toast");
+  box.textContent = text;
+  box.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { box.hidden = true; }, 2600);
+}
+
+function banner(text) {
+  const box = $("banner");
+  box.textContent = text || "";
+  box.hidden = !text;
+}
+
+// Where each seat sits on the screen: the viewer at the bottom, the partner at the top.
+function places(n, me) {
+  const base = me ?? 0;
+  if (n === 3) return { [base]: "bottom", [(base + 1) % 3]: "left", [(base + 2) % 3]: "right" };
+  return { [base]: "bottom", [(base + 1) % 4]: "left", [(base + 2) % 4]: "top", [(base + 3) % 4]: "right" };
+}
+
+function render(s) {
+  state = s;
+  const deal = s.deal;
+  $("trump").textContent = deal && deal.trump ? `${t("trump")}: ${deal.trump}` : "";
+  $("dealno").textContent = deal ? `№${deal.no}` : "";
+  $("score").textContent = s.match ? `${t("penalty")}: ${s.match.penalty.join(" : ")}` : "";
+  $("tally").textContent = s.match && s.match.tally ? s.match.tally.join("   ") : "";
+  const where = places(s.seats.length, s.seat);
+  for (const pos of ["top", "left", "right", "bottom"]) $(`seat-${pos}`).replaceChildren();
+  for (const seat of s.seats) {
+    const box = $(`seat-${where[seat.seat]}`);
+    if (!box) continue;
+    box.classList.toggle("turn", !!deal && deal.to_act === seat.seat);
+    const meta = [];
+    if (seat.you) meta.push(t("you"));
+    if (seat.level) meta.push(seat.level);
+    if (seat.away) meta.push("💤 " + t("away"));
+    if (seat.cards !== null && seat.cards !== undefined) meta.push(`🂠 ${seat.cards}`);
+    box.replaceChildren(el("div", "name", seat.name), el("div", "meta", meta.join(" · ")));
+  }
+  const trick = $("trick");
+  trick.replaceChildren();
+  const slots = { bottom: "b", left: "l", top: "t", right: "r" };
+  for (const play of deal ? deal.trick : []) {
+    const c = cardEl(play);
+    c.style.gridArea = slots[where[play.seat]];
+    trick.append(c);
+  }
+  let status = "";
+  if (s.status === "lobby") status = t("lobby");
+  else if (s.status === "over") status = s.result || t("over");
+  else if (s.hand && s.hand.your_turn) status = t("your_turn");
+  else if (deal && deal.to_act !== null) status = t("turn_of", { name: s.seats[deal.to_act].name });
+  $("status").textContent = status;
+  renderHand(s);
+  const last = $("last-trick");
+  last.replaceChildren(...(deal && deal.last_trick.length ? deal.last_trick.map(cardEl) : [el("span", "", t("no_last_trick"))]));
+  $("table-text").textContent = s.table_text || "";
+  $("hand-text").textContent = s.hand ? s.hand.text : "";
+  if (s.seat === null) banner(t("watching"));
+  else banner("");
+}
+
+function renderHand(s) {
+  const hand = $("hand"), decisions = $("decisions");
+  hand.replaceChildren();
+  decisions.replaceChildren();
+  if (!s.hand) return;
+  const cardData = {};
+  for (const row of s.hand.buttons) for (const b of row) if (b.card) cardData[b.card] = b.data;
+  for (const card of s.hand.cards) {
+    const c = cardEl(card);
+    if (card.legal && cardData[card.code]) {
+      c.classList.add("legal");
+      c.setAttribute("role", "button");
+      c.addEventListener("click", () => act(cardData[card.code]));
+    } else if (cardData[card.code]) {
+      c.addEventListener("click", () => act(cardData[card.code]));
+    }
+    hand.append(c);
+  }
+  // Every other decision the DM's keyboard offers (brag, exchange, swap, declare, discard, cut…).
+  for (const row of s.hand.buttons) {
+    const others = row.filter((b) => !b.card && b.data);
+    if (!others.length) continue;
+    const line = el("div", "row");
+    for (const b of others) {
+      const button = el("button", "", b.text);
+      button.addEventListener("click", () => act(b.data));
+      line.append(button);
+    }
+    decisions.append(line);
+  }
+}
+
+async function api(path, options = {}) {
+  const response = await fetch(new URL(path, API), options);
+  const body = await response.json().catch(() => ({}));
+  return { status: response.status, body };
+}
+
+async function act(data) {
+  if (busy) return;
+  busy = true;
+  lastActed = data;
+  try {
+    const { body } = await api("act", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ token, data }) });
+    if (body.ok) postEvent("web_app_trigger_haptic_feedback", { type: "impact", impact_style: "light" });
+    else if (body.text) toast(body.text);
+  } catch (e) {
+    toast(t("offline"));
+  } finally {
+    busy = false;
+  }
+}
+
+function follow() {
+  if (events) events.close();
+  const url = new URL("events", API);
+  url.searchParams.set("token", token);
+  if (state) url.searchParams.set("version", String(state.version));
+  events = new EventSource(url);
+  events.addEventListener("state", (e) => {
+    const s = JSON.parse(e.data);
+    const wasMine = state && state.hand && state.hand.your_turn;
+    if (!state || s.version >= state.version || s.table_id !== state.table_id) render(s);
+    if (s.hand && s.hand.your_turn && !wasMine)
+      postEvent("web_app_trigger_haptic_feedback", { type: "notification", notification_type: "success" });
+    banner(s.seat === null ? t("watching") : "");
+  });
+  events.addEventListener("gone", () => { events.close(); banner(t("gone")); });
+  events.addEventListener("expired", () => { events.close(); start(); });
+  events.onerror = () => { if (events.readyState !== EventSource.OPEN) banner(t("offline")); };
+  events.onopen = () => banner(state && state.seat === null ? t("watching") : "");
+}
+
+async function start() {
+  theme();
+  postEvent("web_app_ready");
+  postEvent("web_app_expand");
+  postEvent("web_app_setup_swipe_behavior", { allow_vertical_swipe: false });
+  if (!initData) { document.body.replaceChildren(el("p", "", "Откройте стол кнопкой в Telegram. Open the table from Telegram.")); return; }
+  const { status, body } = await api("session", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ init_data: initData, link: new URLSearchParams(location.search).get("t") || "" }) });
+  if (status !== 200) { document.body.replaceChildren(el("p", "", body.text || body.error || String(status))); return; }
+  token = body.token;
+  texts = body.texts;
+  document.documentElement.lang = body.lang;
+  document.title = t("title");
+  $("last-title").textContent = t("last_trick");
+  $("text-title").textContent = t("table");
+  follow();
+}
+
+document.addEventListener("visibilitychange", () => {
+  // A phone that slept: reconnect at once (the stream sends the whole state, so nothing is missed).
+  if (document.visibilityState === "visible" && token && (!events || events.readyState === EventSource.CLOSED)) follow();
+});
+
+// For the browser tests: the same taps a person makes, and the data of the last one.
+window.kozel = { act, lastActed: () => lastActed };
+start();
