@@ -159,8 +159,8 @@ def test_sochi_brags_by_the_rules() -> None:
 
 
 def test_the_levels_search_the_braggers_lay_and_the_cut_but_not_the_others_lays_or_the_kind() -> None:
-    # The searched kind, and the others' searched lays, lost to the rule in the arena (README, "Bot
-    # players").
+    # The searched kind, and the others' searched lays, lost to the rule in the arena (experiments/README.md,
+    # "The README's bot-player account").
     assert {"brag", "cut"} <= set(MEDIUM.preplay) and not {"lay", "brag_kind"} & set(MEDIUM.preplay)
     _, view = next(brag_decisions(BRAGS["choice"], seed=1, deals=1))
     assert view.phase is Phase.BRAG_KIND

@@ -183,7 +183,7 @@ async def test_a_master_killed_mid_match_its_replica_takes_over_and_the_match_go
         assert before is not None and before.status == "playing"
         master = own_cluster.master_of(own_storage.table_key(group.id, None))
         # Replication is asynchronous: what the replica has not received yet is what a failover
-        # loses. Here the kill comes once it has everything (see README: what a failover can lose).
+        # loses. Here the kill comes once it has everything (docs/operations.md: what a failover loses).
         await asyncio.to_thread(
             own_cluster._wait, lambda: _replica_caught_up(own_cluster, master), "sync", 10
         )

@@ -102,7 +102,7 @@ class Budget:
     #: mirror's cut; ``"brag_kind"``, the kind under ``brag_choice``;
     #: :mod:`bot.engine.ai.discardsearch`: ``"discard"``, ``sochi``'s discard); the others follow
     #: the rule player's rules. The others' lays and the kind are not searched by default: against
-    #: the rule each lost 0.14-0.15 penalty points per deal, CI below zero (README, "Bot players").
+    #: the rule each lost 0.14-0.15 penalty points per deal, CI below zero (experiments/README.md).
     preplay: tuple[str, ...] = ("exchange", "swap", "declare", "brag", "cut", "discard")
     #: The clock ``seconds`` and ``limit`` are read on: wall time for the bot (a move must come in
     #: time), or this thread's CPU time (``time.thread_time``: the arena's ``--clock cpu``), so a
@@ -378,7 +378,7 @@ HARD = dataclasses.replace(
 )
 #: The ceiling plays the true world with the trick policy's play-outs and finish, as ``hard`` plays its
 #: sampled ones. With uniformly random play-outs, as first built, it was a low ceiling: on flip it won
-#: 80.3% of deals against ``random`` (+2.68 per deal), with these 82.3% (+2.92; README, "Arena").
+#: 80.3% of deals against ``random`` (+2.68 per deal), with these 82.3% (+2.92; experiments/README.md).
 CHEAT = Budget(
     seconds=0.1,
     min_worlds=1,
