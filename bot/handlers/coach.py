@@ -36,6 +36,7 @@ from bot.handlers.coach_view import hint_text, review_text
 from bot.handlers.codec import Button, Hint, Review
 from bot.handlers.common import alert, private_tapper, quiet_answer, seat_of_hand, user_tr
 from bot.handlers.game import Notice, Refusal
+from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Content
 from bot.handlers.services import Services
 from bot.handlers.words import decider
@@ -126,10 +127,17 @@ async def hint_tap(update: Update, button: Button, payload: Hint, svc: Services)
     query = update.callback_query
     assert query is not None
     user = private_tapper(query)
+    tr = await user_tr(svc, user)
+    await alert(query, await hint_for(svc, button, payload, user.id, tr))
+
+
+async def hint_for(svc: Services, button: Button, payload: Hint, user_id: int, tr: Tr) -> str:
+    """The hint ``user_id`` asked for with 💡 (in the DM or on the live table's page), in ``tr``'s
+    language; raises :class:`Refusal` (or :class:`Notice`) saying why there is none."""
     if not (await svc.storage.chat_settings(button.chat_id)).hints:
         raise Refusal("hint.off")
     table = await svc.storage.load_table(button.chat_id, button.thread_id)
-    seat = seat_of_hand(table, button, user.id)
+    seat = seat_of_hand(table, button, user_id)
     assert table is not None and table.match is not None
     m = table.match
     deal = svc.tables.snapshot(table).deal
@@ -139,11 +147,9 @@ async def hint_tap(update: Update, button: Button, payload: Hint, svc: Services)
     if payload.moves != len(deal.moves):
         raise Refusal("hint.stale")
     key = (table.table_id, m.deal_seq, payload.moves, to_act)
-    tr = await user_tr(svc, user)
     said = _HINTED.get(key)
     if said is not None:
-        await alert(query, said)
-        return
+        return said
     if key in _HINTING:
         raise Notice("hint.running")
     view = view_for(deal, to_act)
@@ -157,8 +163,8 @@ async def hint_tap(update: Update, button: Button, payload: Hint, svc: Services)
     _HINTED[key] = text
     while len(_HINTED) > HINTS_KEPT:
         _HINTED.popitem(last=False)
-    await svc.storage.count_hint(user.id)
-    await alert(query, text)
+    await svc.storage.count_hint(user_id)
+    return text
 
 
 async def _hard(svc: Services, view: Any, seed: int) -> Action:

@@ -32,7 +32,8 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.handlers.codec import Act, BadData, Held, Tick
+from bot.handlers.coach import hint_for
+from bot.handlers.codec import Act, BadData, Held, Hint, Tick
 from bot.handlers.game import Notice, Refusal
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.play import pick_move, play_move
@@ -277,6 +278,10 @@ class LiveTable:
                 await play_move(svc, button, payload, session.user_id)
             elif isinstance(payload, Tick):
                 await pick_move(svc, button, payload, session.user_id)
+            elif isinstance(payload, Hint):  # 💡 where the chat allows hints: said on the page alone
+                return web.json_response(
+                    {"ok": True, "text": await hint_for(svc, button, payload, session.user_id, tr)}
+                )
             else:
                 raise Refusal("alert.unknown_button")
         except Notice as notice:

@@ -7,9 +7,11 @@ import time
 
 import aiohttp
 
+from bot.handlers.codec import Hint
 from bot.handlers.services import Services
 from bot.sandbox import Driver
 from bot.sandbox.driver import AnyApplication
+from bot.storage import ChatSettings
 from bot.webapp.server import LiveTable
 from bot.webapp.session import TableLink
 from tests.bot.helpers import start_game, table_of
@@ -87,3 +89,30 @@ async def test_forged_expired_and_other_table_requests_are_refused(
             assert r.status == 200 and "app.js" in await r.text()
         async with http.get(f"{base}/webapp/static/../../etc/passwd") as r:
             assert r.status == 404
+
+
+async def test_a_hint_asked_on_the_page_is_said_on_the_page(
+    driver: Driver, app: AnyApplication, svc: Services, live: tuple[LiveTable, str]
+) -> None:
+    table_app, base = live
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Стол", [anya])
+    await svc.storage.save_chat_settings(group.id, ChatSettings(hints=True))
+    await start_game(driver, group, [anya])
+    stored = await table_of(svc, group)
+    assert stored is not None
+    param = table_app.tokens.start_param(TableLink(group.id, None, stored.table_id))
+    async with aiohttp.ClientSession() as http:
+        page = Page(http, base)
+        await page.open(init_data(app.bot.token, anya.id, "Аня", param))
+        state = await page.next_state(lambda s: s["hand"] is not None and s["hand"]["your_turn"], 30)
+        hints = [
+            b["data"]
+            for row in state["hand"]["buttons"]
+            for b in row
+            if b.get("data") and isinstance(svc.codec.read(b["data"])[1], Hint)
+        ]
+        assert len(hints) == 1
+        said = await page.act(hints[0])
+        assert said["ok"] is True and said["text"]
+        await page.close()

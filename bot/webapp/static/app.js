@@ -51,7 +51,7 @@ function toast(text) {
   box.textContent = text;
   box.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { box.hidden = true; }, 2600);
+  toastTimer = setTimeout(() => { box.hidden = true; }, text.length > 80 ? 7000 : 2600);
 }
 
 function banner(text) {
@@ -156,7 +156,7 @@ async function act(data) {
     const { body } = await api("act", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ token, data }) });
     if (body.ok) postEvent("web_app_trigger_haptic_feedback", { type: "impact", impact_style: "light" });
-    else if (body.text) toast(body.text);
+    if (body.text) toast(body.text);  // a refusal in the DM's words, or a hint
   } catch (e) {
     toast(t("offline"));
   } finally {
