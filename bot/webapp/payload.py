@@ -22,7 +22,15 @@ from bot.handlers.game import target_of
 from bot.handlers.hand_view import hand_content
 from bot.handlers.i18n import Tr
 from bot.handlers.table_view import live_content, match_over_lines
-from bot.handlers.words import blind_seats, card_text, decider, seat_name, suit_text, tally_text
+from bot.handlers.words import (
+    blind_seats,
+    card_text,
+    decider,
+    pair_names,
+    seat_name,
+    suit_text,
+    tally_text,
+)
 from bot.storage import Table
 
 __all__ = ["payload_for", "seen_cards", "viewer_seat"]
@@ -138,7 +146,14 @@ def payload_for(
         out["match"] = {
             "penalty": list(m.scores or m.penalty),
             "target": target_of(table),
-            "tally": [tally_text(p, target_of(table)) for p in m.penalty] if pairs else None,
+            "tally": (
+                [
+                    {"names": plain(pair_names(tr, table, pair)), "tally": tally_text(p, target_of(table))}
+                    for pair, p in enumerate(m.penalty)
+                ]
+                if pairs
+                else None
+            ),
         }
         if table.status == "over":
             out["result"] = plain("\n".join(match_over_lines(tr, table)))

@@ -73,7 +73,8 @@ function render(s) {
   $("trump").textContent = deal && deal.trump ? `${t("trump")}: ${deal.trump}` : "";
   $("dealno").textContent = deal ? `№${deal.no}` : "";
   $("score").textContent = s.match ? `${t("penalty")}: ${s.match.penalty.join(" : ")}` : "";
-  $("tally").textContent = s.match && s.match.tally ? s.match.tally.join("   ") : "";
+  $("tally").replaceChildren(...(s.match && s.match.tally ? s.match.tally : []).map(
+    (pair) => el("div", "", `${pair.names}: ${pair.tally}`)));
   const where = places(s.seats.length, s.seat);
   for (const pos of ["top", "left", "right", "bottom"]) $(`seat-${pos}`).replaceChildren();
   for (const seat of s.seats) {
