@@ -14,7 +14,7 @@ import pytest
 from bot.handlers.i18n import Tr
 from bot.handlers.outbox import Limits
 from bot.handlers.services import Services, Settings
-from bot.sandbox import Driver
+from bot.sandbox import Driver, StoredMessage
 from bot.sandbox.clock import FakeClock
 from bot.storage import ChatSettings, RedisStorage, StaleWrite, Table
 from bot.storage.quarantine import Quarantined, TableReader, quarantine_key
@@ -234,13 +234,13 @@ async def test_a_game_whose_table_is_corrupted_tells_its_chat_once_and_a_new_gam
             clock.advance(120)
             await asyncio.sleep(0.2)
         await driver.wait_for(lambda: notices() or None, timeout=10, what="the chat told")
-        # Her newest hand (a render under way when the table was corrupted may have sent it anew).
-        hand = next(
-            m
-            for m in reversed(anya.dm.bot_messages)
-            if any(b[1].payload.startswith("A") for b in buttons(svc, m))
-        )
-        _, _, data = next(b for b in buttons(svc, hand) if b[1].payload.startswith("A"))
+        # Her newest hand (a render under way when the table was corrupted may have sent it anew, or
+        # shown it as an away person's, its cards not marked playable): a tap on any of its cards.
+        def cards(m: StoredMessage) -> list[str]:  # its card buttons, playable ("A") or not ("X")
+            return [data for _, b, data in buttons(svc, m) if b.payload[:1] in ("A", "X")]
+
+        hand = next(m for m in reversed(anya.dm.bot_messages) if cards(m))
+        data = cards(hand)[0]
         tap = await anya.tap(hand, data=data)
         assert tap.show_alert and tap.answer_text, "a tap on the lost game's hand is answered"
         message = await lobby(driver, group, anya)
