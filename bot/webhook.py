@@ -23,11 +23,8 @@ from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
+from bot.app import live_table_of
 from bot.handlers import left_to_others
-from bot.webapp.server import LiveTable
-
-#: ``bot_data`` key of the live table's routes (set by bot.app when WEBAPP_URL is on).
-LIVE_TABLE = "live_table"
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 _LOG = logging.getLogger(__name__)
@@ -68,7 +65,7 @@ def webhook_app(
     app = web.Application(client_max_size=1 << 20)
     app.router.add_post(path, receive)
     app.router.add_get("/healthz", healthz)
-    live: LiveTable | None = application.bot_data.get(LIVE_TABLE)
+    live = live_table_of(application)
     if live is not None:  # WEBAPP_URL: the live table on the same server (bot/webapp)
         live.add_routes(app)
     return app

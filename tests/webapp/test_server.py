@@ -6,14 +6,17 @@ from __future__ import annotations
 import time
 
 import aiohttp
+from aiohttp.test_utils import TestServer
 
+from bot.app import build_application
 from bot.handlers.codec import Hint
-from bot.handlers.services import Services
+from bot.handlers.services import Services, Settings
 from bot.sandbox import Driver
 from bot.sandbox.driver import AnyApplication
-from bot.storage import ChatSettings
+from bot.storage import ChatSettings, RedisStorage
 from bot.webapp.server import LiveTable
 from bot.webapp.session import TableLink
+from bot.webhook import webhook_app
 from tests.bot.helpers import start_game, table_of
 from tests.webapp.pages import Page, init_data
 
@@ -116,3 +119,21 @@ async def test_a_hint_asked_on_the_page_is_said_on_the_page(
         said = await page.act(hints[0])
         assert said["ok"] is True and said["text"]
         await page.close()
+
+
+async def test_the_webhook_server_serves_the_live_table_when_webapp_url_is_set(
+    storage: RedisStorage,
+) -> None:
+    token = "123456:" + "x" * 35
+    on = build_application(
+        token, storage=storage, settings=Settings(webapp_url="https://example.org/webapp/")
+    )
+    off = build_application(token, storage=storage, settings=Settings())
+    for application, status in ((on, 200), (off, 404)):
+        server = TestServer(webhook_app(application, "secret"))
+        await server.start_server()
+        try:
+            async with aiohttp.ClientSession() as http, http.get(server.make_url("/webapp/")) as r:
+                assert r.status == status
+        finally:
+            await server.close()
