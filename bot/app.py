@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 import os
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from telegram import Update
 from telegram.ext import AIORateLimiter, Application, ContextTypes
@@ -23,7 +21,7 @@ from bot.handlers.outbox import Outbox, Pace
 from bot.handlers.services import Services, Settings
 from bot.storage import EmbeddedRedis, RedisStorage, Storage
 from bot.storage.budget import RedisBudget
-from bot.storage.errors import storage_down
+from bot.storage.errors import when_storage_answers
 from bot.thinking import Thinker
 from bot.thinking.local import PoolThinker, workers_for
 from bot.thinking.stream import StreamThinker
@@ -35,28 +33,6 @@ _LOG = logging.getLogger(__name__)
 #: ``bot_data`` keys of the live table's routes and of this instance's hub (bot/webapp).
 LIVE_TABLE = "live_table"
 LIVE_HUB = "live_hub"
-_T = TypeVar("_T")
-#: Seconds a starting bot waits for its storage (a Redis restarting, a cluster's master failing
-#: over: Redis's default node timeout is 15 s) before it gives up and exits.
-STARTUP_STORAGE_WAIT = 90.0
-
-
-async def when_storage_answers(what: str, step: Callable[[], Awaitable[_T]]) -> _T:
-    """``await step()``, again while storage is down (up to :data:`STARTUP_STORAGE_WAIT` seconds):
-    a bot started while a master fails over waits for its replica rather than exit."""
-    waited, pause = 0.0, 0.5
-    while True:
-        try:
-            return await step()
-        except Exception as e:  # the one classification of "storage unavailable" (bot/storage/errors.py)
-            if not storage_down(e) or waited >= STARTUP_STORAGE_WAIT:
-                raise
-            _LOG.warning("storage unavailable at start (%s): %s; trying again in %.1f s", what, e, pause)
-            await asyncio.sleep(pause)
-            waited += pause
-            pause = min(pause * 2, 5.0)
-
-
 def build_application(
     token: str,
     *,

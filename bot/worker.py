@@ -30,6 +30,7 @@ from redis.exceptions import ResponseError
 from bot.healthcheck import HEARTBEAT
 from bot.storage import RedisStorage
 from bot.storage.cluster import cluster_seeds, is_cluster_url
+from bot.storage.errors import when_storage_answers
 from bot.thinking.job import NICE, pack, think, unpack
 from bot.thinking.stream import CLAIM_AFTER, GROUP, REPLY_TTL, ensure_group, jobs_key
 
@@ -64,8 +65,9 @@ class Worker:
         self.dropped = 0
 
     async def run(self) -> None:
-        """Take jobs until :attr:`stopping` is set; then leave the group."""
-        await ensure_group(self.client, self.prefix)
+        """Take jobs until :attr:`stopping` is set; then leave the group. A worker started while Redis
+        is down (restarting, a master failing over) waits for it rather than exit."""
+        await when_storage_answers("the jobs' group", lambda: ensure_group(self.client, self.prefix))
         try:
             while not self.stopping.is_set():
                 if self.beat is not None and time.monotonic() - self._beaten >= BEAT_EVERY:

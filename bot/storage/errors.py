@@ -16,8 +16,11 @@ keeps its code; the clients made here (:class:`Redis`, and the cluster client of
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.exceptions import (
@@ -40,6 +43,7 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+_LOG = logging.getLogger(__name__)
 
 class StorageBusy(ResponseError):
     """Redis cannot serve now and redis-py has no class for it: ``BUSY`` (a long script runs),
@@ -122,4 +126,34 @@ class Redis(aioredis.Redis):
             raise plain from e
 
 
-__all__ = ["STORAGE_DOWN", "Redis", "StorageBusy", "storage_down", "unwrapped"]
+__all__ = [
+    "STARTUP_STORAGE_WAIT",
+    "STORAGE_DOWN",
+    "Redis",
+    "StorageBusy",
+    "storage_down",
+    "unwrapped",
+    "when_storage_answers",
+]
+
+
+_T = TypeVar("_T")
+#: Seconds a starting bot (or worker) waits for its storage (a Redis restarting, a cluster's master failing
+#: over: Redis's default node timeout is 15 s) before it gives up and exits.
+STARTUP_STORAGE_WAIT = 90.0
+
+
+async def when_storage_answers(what: str, step: Callable[[], Awaitable[_T]]) -> _T:
+    """``await step()``, again while storage is down (up to :data:`STARTUP_STORAGE_WAIT` seconds):
+    a bot or a worker started while Redis restarts or a master fails over waits rather than exit."""
+    waited, pause = 0.0, 0.5
+    while True:
+        try:
+            return await step()
+        except Exception as e:  # the one classification of "storage unavailable" (above)
+            if not storage_down(e) or waited >= STARTUP_STORAGE_WAIT:
+                raise
+            _LOG.warning("storage unavailable at start (%s): %s; trying again in %.1f s", what, e, pause)
+            await asyncio.sleep(pause)
+            waited += pause
+            pause = min(pause * 2, 5.0)

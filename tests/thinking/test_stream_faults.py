@@ -99,3 +99,38 @@ async def test_a_decision_for_a_redis_that_is_gone_is_not_played_at_random() -> 
     finally:
         await thinker.close()
         await storage.close()
+
+
+async def test_a_worker_started_while_redis_is_down_waits_for_it() -> None:
+    """Issue 33: a worker started while its Redis is down (restarting, a master failing over) waits
+    and takes jobs once it answers, rather than exit."""
+    server = PrivateRedis()
+    storage = RedisStorage.from_url(server.url, prefix=f"t-{uuid.uuid4().hex[:8]}:")
+    worker = Worker(storage.client, prefix=storage.prefix, name="early")
+    task = asyncio.create_task(worker.run())
+    try:
+        await asyncio.sleep(1.5)
+        assert not task.done(), "the worker gave up while Redis was down"
+        await asyncio.to_thread(server.start)
+        jobs = jobs_key(storage.prefix)
+        for _ in range(200):
+            try:
+                if [g["name"] for g in await storage.client.xinfo_groups(jobs)] == [GROUP]:
+                    break
+            except redis.exceptions.ResponseError:
+                pass
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the worker never made its group once Redis was up")
+        thinker = StreamThinker(storage.client, PoolThinker.threads(1), prefix=storage.prefix, timeout=15)
+        try:
+            view = a_view()
+            assert await thinker.decide("easy", view, 5) == make_player("easy").decide(view, random.Random(5))
+            assert thinker.fell_back == 0
+        finally:
+            await thinker.close()
+    finally:
+        worker.stopping.set()
+        await asyncio.wait_for(task, 10)
+        await storage.close()
+        server.stop()
