@@ -296,7 +296,9 @@ class LiveTable:
 
 
 def _error(kind: type[web.HTTPException], reason: str) -> web.HTTPException:
-    return kind(text=json.dumps({"error": reason}), content_type="application/json")
+    # ``text``: what the page tells a person (the operator's language: no session, no viewer's yet).
+    body = {"error": reason, "text": Tr(pick_lang(None))("webapp.open_in_telegram")}
+    return kind(text=json.dumps(body, ensure_ascii=False), content_type="application/json")
 
 
 async def _json(request: web.Request) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from aiohttp.test_utils import TestServer
 
 from bot.app import build_application
 from bot.handlers.codec import Hint
+from bot.handlers.i18n import Tr
 from bot.handlers.services import Services, Settings
 from bot.sandbox import Driver
 from bot.sandbox.driver import AnyApplication
@@ -74,6 +75,7 @@ async def test_forged_expired_and_other_table_requests_are_refused(
         forged = init_data("1:" + "x" * 35, anya.id, "Аня", param)
         async with http.post(f"{base}/webapp/api/session", json={"init_data": forged}) as r:
             assert r.status == 401
+            assert (await r.json())["text"] == Tr("ru")("webapp.open_in_telegram")
         wrong_link = init_data(app.bot.token, anya.id, "Аня", param[:-1] + ("A" if param[-1] != "A" else "B"))
         async with http.post(f"{base}/webapp/api/session", json={"init_data": wrong_link}) as r:
             assert r.status == 403

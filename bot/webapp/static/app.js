@@ -190,12 +190,11 @@ async function start() {
   postEvent("web_app_ready");
   postEvent("web_app_expand");
   postEvent("web_app_setup_swipe_behavior", { allow_vertical_swipe: false });
-  const fromTelegram = "Откройте стол кнопкой «🃏 Стол вживую» в Telegram. Open the table with its “🃏 Live table” button in Telegram.";
-  if (!initData) { document.body.replaceChildren(el("p", "", fromTelegram)); return; }
+  // Without initData (not opened by Telegram) the server refuses the session and says how to open it.
   const { status, body } = await api("session", { method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ init_data: initData, link: new URLSearchParams(location.search).get("t") || "" }) });
   // Unsigned, too old or forged: the page was not opened by Telegram (or long ago): say how to open it.
-  if (status !== 200) { document.body.replaceChildren(el("p", "", `${fromTelegram} (${status})`)); return; }
+  if (status !== 200) { document.body.replaceChildren(el("p", "", `${body.text || ""} (${status})`)); return; }
   token = body.token;
   texts = body.texts;
   document.documentElement.lang = body.lang;
