@@ -16,7 +16,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PYTHONPATH=/app DATA_DIR=/app/d
 RUN useradd --create-home --uid 10001 kozel
 COPY --from=build /install /usr/local
 WORKDIR /app
-# The sources stay beside their locales/ (bot/handlers/i18n.py finds the catalogs from bot/).
+# The sources stay beside their locales/ (bot/render/i18n.py finds the catalogs from bot/).
 COPY --chown=kozel:kozel bot ./bot
 COPY --chown=kozel:kozel locales ./locales
 RUN mkdir -p /app/data && chown kozel:kozel /app/data

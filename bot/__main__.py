@@ -22,7 +22,6 @@ from aiohttp import web
 
 from bot.app import AnyApplication, build_application, live_table_of
 from bot.config import Config, ConfigError, load_config
-from bot.handlers.services import Settings
 from bot.healthcheck import HEARTBEAT
 from bot.logs import setup_logging
 from bot.polling import serve_polling
@@ -30,6 +29,7 @@ from bot.runtime import tune_gc
 from bot.sandbox.miniapp import SANDBOX_WEBAPP_URL
 from bot.sandbox.records import EmulatorConfig
 from bot.sandbox.server import serve_sandbox
+from bot.tg.services import Settings
 from bot.webhook import serve_webhook, stop_webhook
 
 _LOG = logging.getLogger("bot")

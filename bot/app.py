@@ -13,15 +13,15 @@ from telegram import Update
 from telegram.ext import AIORateLimiter, Application, ContextTypes
 
 from bot.aiohttp_request import AiohttpRequest
-from bot.handlers import faults, register, tick
-from bot.handlers.codec import Codec
-from bot.handlers.commands import set_commands
-from bot.handlers.i18n import set_default_lang
-from bot.handlers.outbox import Outbox, Pace
-from bot.handlers.services import Services, Settings
+from bot.render.i18n import set_default_lang
 from bot.storage import EmbeddedRedis, RedisStorage, Storage
 from bot.storage.budget import RedisBudget
 from bot.storage.errors import when_storage_answers
+from bot.table.codec import Codec
+from bot.tg import faults, register, tick
+from bot.tg.commands import set_commands
+from bot.tg.outbox import Outbox, Pace
+from bot.tg.services import Services, Settings
 from bot.thinking import Thinker
 from bot.thinking.local import PoolThinker, workers_for
 from bot.thinking.stream import StreamThinker

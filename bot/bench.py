@@ -44,14 +44,14 @@ from typing import Any
 import psutil
 
 from bot.app import build_application, codec_for, services_of
-from bot.handlers.codec import Act, BadData, Codec, kind_of
-from bot.handlers.i18n import DEFAULT_LANG, Tr
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Settings
 from bot.polling import Poller
+from bot.render.i18n import DEFAULT_LANG, Tr
 from bot.runtime import tune_gc
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage
 from bot.storage import ChatSettings, EmbeddedRedis, RedisStorage
+from bot.table.codec import Act, BadData, Codec, kind_of
+from bot.tg.outbox import Limits
+from bot.tg.services import Settings
 
 PRESETS = ("classic", "flip", "draw", "tricks")
 #: The bench's people and groups use the default language; every label is looked up in its catalog.

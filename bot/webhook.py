@@ -8,7 +8,7 @@ answered with 200, so a process killed while handling an update loses nothing â€
 finds the dead process's claim expired and handles it (``Storage.claim_update``). Several processes can
 sit behind one webhook URL: table state lives in Redis and every move is one compare-and-set, so an
 update delivered to two of them is applied once; the one that finds it claimed by the other answers 503
-(:func:`~bot.handlers.left_to_others`), so it is delivered again rather than lost should the other die.
+(:func:`~bot.tg.left_to_others`), so it is delivered again rather than lost should the other die.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from telegram import Update
 from telegram.ext import Application
 
 from bot.app import live_table_of
-from bot.handlers import left_to_others
+from bot.tg import left_to_others
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 _LOG = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ def webhook_app(
 ) -> web.Application:
     """The aiohttp app: ``POST path`` for updates, ``GET /healthz`` for the orchestrator.
 
-    An update left to another process holding its claim (:func:`~bot.handlers.left_to_others`) is
+    An update left to another process holding its claim (:func:`~bot.tg.left_to_others`) is
     answered 503, for Telegram to deliver it again later."""
 
     async def receive(request: web.Request) -> web.Response:

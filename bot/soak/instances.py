@@ -15,10 +15,10 @@ from pathlib import Path
 import aiohttp
 
 from bot.app import build_application
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Settings
 from bot.logs import setup_logging
 from bot.storage import RedisStorage
+from bot.tg.outbox import Limits
+from bot.tg.services import Settings
 from bot.webhook import serve_webhook, stop_webhook
 
 WEBHOOK_PATH = "/soak"

@@ -66,7 +66,7 @@ class Meta(BaseModel):
     #: The match was played to the goat (not stopped).
     finished: bool = True
     #: Who played what where it was not ``seats``' player (a person who left mid-match, the bot player
-    #: deciding for someone away): ``MatchState.played_by`` and ``left`` (bot/handlers/labels.py).
+    #: deciding for someone away): ``MatchState.played_by`` and ``left`` (bot/render/labels.py).
     played_by: dict[int, dict[str, str]] = Field(default_factory=dict)
     left: dict[int, dict[int, str]] = Field(default_factory=dict)
 

@@ -104,7 +104,7 @@ class Personal:
     partner_won: int
     #: The achievements earned (bot/stats/achievements.py) and when (Unix time).
     earned: dict[str, float] = dataclasses.field(default_factory=dict)
-    #: 💡 hints the person was given (bot/handlers/coach.py).
+    #: 💡 hints the person was given (bot/tg/coach.py).
     hints: int = 0
 
     @property

@@ -2,7 +2,7 @@
 
 Telegram counts what a *bot* sends, whichever process sends it: about 30 calls a second in all, 20 a
 minute to a group, about one a second to a private chat. Each instance's outbox paces itself
-(bot/handlers/outbox.py); N instances behind one webhook would still send N times the budget. So
+(bot/tg/outbox.py); N instances behind one webhook would still send N times the budget. So
 before each call the outbox also asks this shared budget, which answers "go" or "wait so long".
 
 Each bucket is one Redis string, in the GCRA form of a token bucket: the time (µs, Redis's own clock,

@@ -142,7 +142,7 @@ def cluster_client(url: str, *, max_connections: int) -> RedisCluster:
 def timer_group(member: str) -> str:
     """What picks a timer's bucket: its second and third ``|``-separated fields, else all of it.
 
-    For the bot's timers (``kind|chat|thread|table|...``, bot/handlers/timers.py) that is the chat and
+    For the bot's timers (``kind|chat|thread|table|...``, bot/table/timers.py) that is the chat and
     the topic: every timer of one table lands in one bucket, so arming a turn (its guard, its drops
     and its new timers) stays one script on one slot.
     """

@@ -4,8 +4,8 @@ A Redis that is down, restarting, loading its data, out of memory, a replica tha
 promoted, a cluster whose slots are not all served, a promoted replica without the scripts: each
 raises a different redis-py class, and each means the same to the bot — nothing was changed, the
 same call works again in a moment. The error handler answers "try again" for these
-(:mod:`bot.handlers.faults`), bot players wait and retry (:mod:`bot.handlers.bots`), timers give
-their claim back (:mod:`bot.handlers.timers`), the presenter renders again later. Any other error is
+(:mod:`bot.tg.faults`), bot players wait and retry (:mod:`bot.table.bots`), timers give
+their claim back (:mod:`bot.table.timers`), the presenter renders again later. Any other error is
 a bug or a refusal and keeps its traceback.
 
 Redis 6 wraps an error met inside a script ("ERR Error running script …: -OOM …"), where Redis 7

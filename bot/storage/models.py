@@ -56,7 +56,7 @@ class Picking(_Doc):
     seat: int = Field(ge=0, le=3)
     cards: list[str] = Field(default_factory=list)
     #: When the last card was ticked or unticked (Unix time): a person ticking is present, so the
-    #: turn timers count from then (bot/handlers/timers.py, :func:`held_until`).
+    #: turn timers count from then (bot/table/timers.py, :func:`held_until`).
     at: float = 0.0
 
 
@@ -105,7 +105,7 @@ class MatchState(_Doc):
     #: By deal index: cards (and "dealer") whose player is not the seat's occupant as shown, "p:" and
     #: the person's name (who left since), or "b:" and the name of the person the bot played for.
     played_by: dict[int, dict[str, str]] = Field(default_factory=dict)
-    #: By deal index: the seats a person left mid-deal, with their names (bot/handlers/labels.py).
+    #: By deal index: the seats a person left mid-deal, with their names (bot/render/labels.py).
     left: dict[int, dict[int, str]] = Field(default_factory=dict)
 
 
@@ -138,7 +138,7 @@ class Table(_Doc):
     rules: dict[str, Any]
     seats: list[Seat | None] = Field(default_factory=lambda: _empty_seats())
     #: A rematch's lobby: the people seated from the match before who have not said yet whether they
-    #: play (user ids; bot/handlers/lobby.py).
+    #: play (user ids; bot/tg/lobby.py).
     unconfirmed: list[int] = Field(default_factory=list)
     bot_level: str = "random"
     lobby_message_id: int | None = None
@@ -146,7 +146,7 @@ class Table(_Doc):
     #: Each human seat's hand message of the current deal, by seat number.
     hand_messages: dict[int, int] = Field(default_factory=dict)
     #: Each human seat's count of the deal's moves when its hand message was sent (a new message
-    #: notifies, an edit does not: bot/handlers/presenter.py sends the hand again when a decision
+    #: notifies, an edit does not: bot/tg/presenter.py sends the hand again when a decision
     #: comes due after others' moves).
     pushed: dict[int, int] = Field(default_factory=dict)
     #: The last finished deal's hand messages ("deal N is over"), by person's id: each private chat
@@ -159,11 +159,11 @@ class Table(_Doc):
     created_at: float = 0.0
     updated_at: float = 0.0
     match: MatchState | None = None
-    #: Turn timeouts in a row per seat (reset when the person decides again); see bot/handlers/timers.py.
+    #: Turn timeouts in a row per seat (reset when the person decides again); see bot/table/timers.py.
     timeouts: dict[int, int] = Field(default_factory=dict)
     #: Seats whose person is away: the bot player decides for them until they tap "I'm back".
     away: list[int] = Field(default_factory=list)
-    #: Seats whose person blocked the bot (bot/handlers/faults.py): also away, and sent no DMs until
+    #: Seats whose person blocked the bot (bot/tg/faults.py): also away, and sent no DMs until
     #: they start the bot again or tap.
     blocked: list[int] = Field(default_factory=list)
 

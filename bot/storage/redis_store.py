@@ -148,7 +148,7 @@ class RedisStorage:
         :class:`~bot.storage.invariants.InvariantViolation` and is not stored. ``timers`` are armed
         in the same script, only if the save is made (on a cluster: just after it, by
         :meth:`add_timers`; a process that dies between the two leaves them to the next start's
-        :meth:`~bot.handlers.timers.Timers.resume`, which arms every table).
+        :meth:`~bot.table.timers.Timers.resume`, which arms every table).
         """
         if self.check:
             check_table(table)

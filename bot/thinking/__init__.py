@@ -1,7 +1,7 @@
 """Where bot players think: a pool of processes of this instance, or worker processes on any machine.
 
 A :class:`Thinker` takes a level name, a seat's view and a seed and returns the decision; the
-table's compare-and-set (:meth:`bot.handlers.bots.BotDriver`) applies it only if the table has not
+table's compare-and-set (:meth:`bot.table.bots.BotDriver`) applies it only if the table has not
 moved meanwhile, so a decision taken twice is applied once. Three kinds (``BOT_THINKING``):
 
 * ``processes`` (the default): a :class:`~concurrent.futures.ProcessPoolExecutor` of
@@ -35,7 +35,7 @@ class Thinker(Protocol):
 
     async def run(self, job: Callable[..., T], *args: Any) -> T:
         """``job(*args)`` off the event loop, where this instance thinks (a finished deal's analysis:
-        :mod:`bot.handlers.coach`); ``job`` and its arguments pickle (a module-level function)."""
+        :mod:`bot.tg.coach`); ``job`` and its arguments pickle (a module-level function)."""
         ...
 
     async def start(self) -> None:

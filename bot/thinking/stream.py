@@ -98,7 +98,7 @@ class StreamThinker:
         """Add the job, wait for a worker's answer (or think here after :attr:`timeout`).
 
         Storage that cannot take the job raises its error (:mod:`bot.storage.errors`): the bot
-        player decides again once it is back (:func:`bot.handlers.bots.decide`).
+        player decides again once it is back (:func:`bot.table.bots.decide`).
         """
         if self._reader is None:
             await self.start()

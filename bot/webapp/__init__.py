@@ -1,6 +1,6 @@
 """The live table: a Telegram Mini App served by the bot's own aiohttp application.
 
-A second front end over the same table use case as the inline keyboards (``bot.handlers.usecase``):
+A second front end over the same table use case as the inline keyboards (``bot.table.usecase``):
 a page opened from the group's table message or the DM hand, authenticated by Telegram's signed
 ``initData`` (:mod:`bot.webapp.initdata`), then by a short-lived session token bound to that user and
 that table (:mod:`bot.webapp.session`). Each viewer is sent only what their seat may see

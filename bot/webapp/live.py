@@ -18,8 +18,8 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from bot.handlers.core import TableKey
-from bot.handlers.usecase import Snapshot
+from bot.table.core import TableKey
+from bot.table.usecase import Snapshot
 
 __all__ = ["LiveHub"]
 

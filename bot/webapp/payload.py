@@ -17,12 +17,10 @@ from bot.engine import Deal, Phase, view_for
 from bot.engine.actions import Play
 from bot.engine.cards import Card
 from bot.engine.view import SeatView
-from bot.handlers.codec import Act, BadData, Codec, Held
-from bot.handlers.game import target_of
-from bot.handlers.hand_view import hand_content
-from bot.handlers.i18n import Tr
-from bot.handlers.table_view import live_content, match_over_lines
-from bot.handlers.words import (
+from bot.render.hand_view import hand_content
+from bot.render.i18n import Tr
+from bot.render.table_view import live_content, match_over_lines
+from bot.render.words import (
     blind_seats,
     card_text,
     decider,
@@ -32,6 +30,8 @@ from bot.handlers.words import (
     tally_text,
 )
 from bot.storage import Table
+from bot.table.codec import Act, BadData, Codec, Held
+from bot.table.game import target_of
 
 __all__ = ["payload_for", "seen_cards", "viewer_seat"]
 

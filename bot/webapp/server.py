@@ -32,14 +32,14 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.handlers.coach import hint_for
-from bot.handlers.codec import Act, BadData, Held, Hint, Tick
-from bot.handlers.game import Notice, Refusal
-from bot.handlers.i18n import Tr, pick_lang
-from bot.handlers.play import pick_move, play_move
-from bot.handlers.services import Services
+from bot.render.i18n import Tr, pick_lang
 from bot.storage import StaleWrite
 from bot.storage.errors import STORAGE_DOWN
+from bot.table.codec import Act, BadData, Held, Hint, Tick
+from bot.table.game import Notice, Refusal
+from bot.tg.coach import hint_for
+from bot.tg.play import pick_move, play_move
+from bot.tg.services import Services
 from bot.webapp.initdata import InitDataError, check_init_data
 from bot.webapp.live import RECHECK, LiveHub
 from bot.webapp.payload import payload_for

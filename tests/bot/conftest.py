@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.app import build_application, services_of
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
+from bot.tg.outbox import Limits
+from bot.tg.services import Services, Settings
 
 
 @pytest.fixture

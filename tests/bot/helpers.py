@@ -7,12 +7,12 @@ import contextlib
 import random
 from collections.abc import Callable
 
-from bot.handlers.codec import BadData, Button
-from bot.handlers.hand_view import PICKABLE_MARK, PICKED_MARK, as_a_person_picks
-from bot.handlers.i18n import Tr
-from bot.handlers.services import Services
+from bot.render.hand_view import PICKABLE_MARK, PICKED_MARK, as_a_person_picks
+from bot.render.i18n import Tr
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.storage import Table
+from bot.table.codec import BadData, Button
+from bot.tg.services import Services
 
 NAMES = ("Аня", "Борис", "Вера", "Глеб")
 

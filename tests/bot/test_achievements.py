@@ -9,15 +9,15 @@ from pathlib import Path
 from bot.engine.match import Match
 from bot.engine.record import replay_deal
 from bot.engine.rules import Rules
-from bot.handlers.achievements_view import announcement_text
-from bot.handlers.i18n import Tr
-from bot.handlers.services import Services
+from bot.render.achievements_view import announcement_text
+from bot.render.i18n import Tr
 from bot.sandbox import Driver, SimGroup
 from bot.stats.achievements import ACHIEVEMENTS, earned_in
 from bot.stats.counting import Earned
 from bot.stats.entry import Player, entry_of, meta_of
 from bot.stats.facts import facts_of
 from bot.storage import MatchState, Seat, Table
+from bot.tg.services import Services
 from tests.bot.helpers import play_until, start_game
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"

@@ -8,11 +8,11 @@ import random
 import pytest
 
 from bot.engine import Rules
-from bot.handlers import game
-from bot.handlers.codec import Codec
-from bot.handlers.hand_view import LEGAL_MARK, hand_content
-from bot.handlers.i18n import Tr
+from bot.render.hand_view import LEGAL_MARK, hand_content
+from bot.render.i18n import Tr
 from bot.storage import Seat, Table
+from bot.table import game
+from bot.table.codec import Codec
 
 AWAY = {"ru": "💤 Сейчас за вас играет бот", "en": "💤 The bot is playing for you"}
 TURN = {"ru": "Ваш ход", "en": "Your turn"}

@@ -10,11 +10,11 @@ from collections.abc import Iterator
 import pytest
 
 from bot.engine import ALL_CARDS
-from bot.handlers import game
-from bot.handlers.codec import Button
-from bot.handlers.services import Services
-from bot.handlers.words import SUIT_SYMBOLS
+from bot.render.words import SUIT_SYMBOLS
 from bot.sandbox import Driver, StoredMessage
+from bot.table import game
+from bot.table.codec import Button
+from bot.tg.services import Services
 from tests.bot.helpers import buttons, hand_of, inject, legal_hand, lobby, play_until, sit, start_game
 
 
@@ -158,7 +158,7 @@ async def test_a_blocked_dm_is_reported_to_the_group_with_a_way_back(
     await anya.tap(lobby_message, "Начать")
     await group.wait_until(lobby_message, lambda m: "Посадить туда" in m.content)
     await anya.tap(lobby_message, "с ботами")
-    # A block (not a bot never started) also hands the seat to the bot player: bot/handlers/faults.py.
+    # A block (not a bot never started) also hands the seat to the bot player: bot/tg/faults.py.
     notice = await group.wait_text("личка с ботом заблокирована")
     assert "Борис" in notice.content
     result = await boris.tap(notice, "Открыть бота", follow_url=True)

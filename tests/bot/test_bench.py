@@ -13,9 +13,9 @@ import pytest
 
 from bot import bench
 from bot.engine import Rules
-from bot.handlers.services import Services
 from bot.runtime import GC_THRESHOLDS, tune_gc
 from bot.sandbox import Driver
+from bot.tg.services import Services
 
 
 @pytest.mark.parametrize("preset", ["draw", "default"])

@@ -9,14 +9,14 @@ import random
 import pytest
 
 from bot.engine import CUT_NAMES, Brag, Cut, Deal, Phase, Rules, cut_points
-from bot.handlers import game
-from bot.handlers.brag_view import FACE_DOWN
-from bot.handlers.codec import Codec
-from bot.handlers.hand_view import hand_content
-from bot.handlers.i18n import LANGS, Tr
-from bot.handlers.table_view import live_content
-from bot.handlers.words import card_text
+from bot.render.brag_view import FACE_DOWN
+from bot.render.hand_view import hand_content
+from bot.render.i18n import LANGS, Tr
+from bot.render.table_view import live_content
+from bot.render.words import card_text
 from bot.storage import Seat, Table
+from bot.table import game
+from bot.table.codec import Codec
 
 CODEC = Codec(b"k")
 

@@ -24,12 +24,12 @@ from redis.exceptions import RedisClusterUnreachableError, RedisError
 
 from bot.app import build_application, services_of
 from bot.engine.record import result_of
-from bot.handlers.services import Services, Settings
-from bot.handlers.timers import TimerId
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.stats.entry import record_of
 from bot.storage import RedisStorage, UserSettings
+from bot.table.timers import TimerId
+from bot.tg.services import Services, Settings
 from bot.thinking.local import PoolThinker
 from bot.thinking.stream import StreamThinker
 from tests.bot.helpers import lobby, play_until, sit

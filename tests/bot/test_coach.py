@@ -10,16 +10,17 @@ import pytest
 from bot.engine import Play, Rules, card, view_for
 from bot.engine.ai import pool
 from bot.engine.ai.hint import why
-from bot.handlers import coach, game
-from bot.handlers.codec import BadData, Hint, Hints, Review, decode, encode
-from bot.handlers.i18n import Tr
-from bot.handlers.services import Services
-from bot.handlers.standings_view import personal_text
-from bot.handlers.words import card_text
+from bot.render.i18n import Tr
+from bot.render.standings_view import personal_text
+from bot.render.words import card_text
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.stats.entry import Meta, Player, make_entry
 from bot.stats.standings import personal_of
 from bot.storage import MatchState, RedisStorage, Table
+from bot.table import game
+from bot.table.codec import BadData, Hint, Hints, Review, decode, encode
+from bot.tg import coach
+from bot.tg.services import Services
 from tests.ai.test_analysis import with_blunder
 from tests.ai.test_blunders import SHMON_LED, position
 from tests.bot.helpers import buttons, inject, legal_hand, play_until, start_game, table_of

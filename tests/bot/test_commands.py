@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 from bot.app import services_of
-from bot.handlers.codec import Button
-from bot.handlers.services import Services
 from bot.sandbox import Driver, Emulator, SimGroup, SimUser, StoredMessage
 from bot.sandbox.driver import AnyApplication
+from bot.table.codec import Button
+from bot.tg.services import Services
 from tests.bot import test_rate
 from tests.bot.helpers import buttons, inject, lobby, play_until, sit, start_game
 

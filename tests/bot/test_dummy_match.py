@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import random
 
-from bot.handlers.services import Services
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
+from bot.tg.services import Services
 from tests.bot.helpers import NAMES, buttons, inject, lobby, play_until, sit
 
 

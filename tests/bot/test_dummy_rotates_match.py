@@ -10,9 +10,9 @@ import random
 from PIL import Image
 
 from bot.engine import Rules
-from bot.handlers.services import Services
-from bot.handlers.tally import HEIGHT, WIDTH, people_tally_png
+from bot.render.tally import HEIGHT, WIDTH, people_tally_png
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
+from bot.tg.services import Services
 from tests.bot.helpers import NAMES, lobby, play_until, sit
 
 RU_OPTION = "Слепой переходит по кругу"

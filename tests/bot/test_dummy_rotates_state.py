@@ -7,11 +7,11 @@ from __future__ import annotations
 import random
 
 from bot.engine import Rules
-from bot.handlers import game
-from bot.handlers.rotation import as_seated, entry_seated, people, reseat
 from bot.stats.entry import entry_of, meta_of
 from bot.storage import RedisStorage, Seat, Table
 from bot.storage.invariants import table_problems
+from bot.table import game
+from bot.table.rotation import as_seated, entry_seated, people, reseat
 
 ROTATES = Rules.make("dummy", blind_rotates=True, match_target=6)
 

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
 from bot.sandbox import Driver
 from bot.sandbox.clock import FakeClock
+from bot.tg.outbox import Limits
+from bot.tg.services import Services, Settings
 from tests.bot.helpers import lobby, sit, table_of
 from tests.bot.test_dummy_match import _pick
 from tests.bot.test_timers import armed, eventually

@@ -9,14 +9,14 @@ import pytest
 from bot.app import build_application, services_of
 from bot.engine import Deal, Exchange, ExchangeGive, Match, Phase, Rules
 from bot.engine.actions import action_from_json
-from bot.handlers import game
-from bot.handlers.codec import Button
-from bot.handlers.hand_view import PICKABLE_MARK, PICKED_MARK
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
+from bot.render.hand_view import PICKABLE_MARK, PICKED_MARK
 from bot.sandbox import Driver, Emulator, SimGroup, SimUser, StoredMessage, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import MatchState, RedisStorage, Table
+from bot.table import game
+from bot.table.codec import Button
+from bot.tg.outbox import Limits
+from bot.tg.services import Services, Settings
 from tests.bot.helpers import buttons, inject, legal_hand, start_game
 
 

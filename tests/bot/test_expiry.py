@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
 from bot.sandbox import Driver
+from bot.tg.outbox import Limits
+from bot.tg.services import Services, Settings
 from tests.bot.helpers import lobby
 
 

@@ -23,18 +23,18 @@ import pytest
 import redis
 
 from bot.app import build_application, services_of
-from bot.handlers import faults
-from bot.handlers.bots import bot_to_act
-from bot.handlers.game import deal_of
-from bot.handlers.i18n import Tr
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
-from bot.handlers.table_view import live_content, summary_content
+from bot.render.i18n import Tr
+from bot.render.table_view import live_content, summary_content
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.sandbox.formatting import parse_text
 from bot.storage import RedisStorage, Table, redis_server_binary
 from bot.storage.invariants import check_table
+from bot.table.bots import bot_to_act
+from bot.table.game import deal_of
+from bot.tg import faults
+from bot.tg.outbox import Limits
+from bot.tg.services import Services, Settings
 from tests.bot.helpers import buttons, legal_hand, lobby, play_until, sit, start_game
 from tests.conftest import _answers, _free_port
 
@@ -201,7 +201,7 @@ async def test_a_redis_outage_mid_game_is_survived_without_half_applied_moves(
             await asyncio.sleep(6.0)
             private_redis.start()
             failed = [
-                r for r in caplog.records if r.name == "bot.handlers.bots" and r.levelno >= logging.WARNING
+                r for r in caplog.records if r.name == "bot.table.bots" and r.levelno >= logging.WARNING
             ]
             assert failed, "the outage did not reach the bot players"
 

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 import pytest
 
 from bot.engine import Phase
-from bot.handlers.game import deal_of
-from bot.handlers.i18n import Tr
-from bot.handlers.services import Services
-from bot.handlers.words import card_text
+from bot.render.i18n import Tr
+from bot.render.words import card_text
 from bot.sandbox import Driver, SimUser
+from bot.table.game import deal_of
+from bot.tg.services import Services
 from tests.bot.helpers import buttons, inject, start_game
 
 COMMANDS = ["/newgame", "/score", "/leave", "/stop", "/language", "/rules", "/help", "/start", "/settings"]

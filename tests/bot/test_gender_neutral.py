@@ -6,7 +6,7 @@ import re
 
 from babel.messages.pofile import read_po
 
-from bot.handlers.i18n import DOMAIN, LOCALES_DIR
+from bot.render.i18n import DOMAIN, LOCALES_DIR
 
 #: Forms that give a person a gender: pronouns for a player, "(а)" endings, past tenses said of a
 #: person ("вернулся", "тот, кто собрал", "сдавал"), "самому", and the phrasings replaced in issue 20.

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 from bot.engine.rules import Rules
-from bot.handlers.services import Services
 from bot.sandbox import Driver
 from bot.stats.counting import archive
 from bot.stats.entry import BLIND_KEY, Meta, Player, make_entry
 from bot.stats.standings import personal_of, standings_of
+from bot.tg.services import Services
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"
 NAMES = ("Аня", "Борис", "Вера", "Глеб")

@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from telegram.ext import CommandHandler
 
-from bot.handlers.codec import BadData, Button, Codec, decode, from_b36
-from bot.handlers.i18n import Tr
-from bot.handlers.numbers import ascii_number
-from bot.handlers.services import Services
+from bot.render.i18n import Tr
 from bot.sandbox import Driver, SimChat, SimGroup, SimUser, StoredMessage
 from bot.sandbox.driver import AnyApplication
+from bot.table.codec import BadData, Button, Codec, decode, from_b36
+from bot.table.numbers import ascii_number
+from bot.tg.services import Services
 from tests.bot.helpers import inject
 
 
@@ -62,7 +62,7 @@ class Scene:
 
 
 def _registered_commands(application: AnyApplication) -> list[str]:
-    """Every command the bot registers (bot/handlers/__init__.py ``register``)."""
+    """Every command the bot registers (bot/tg/__init__.py ``register``)."""
     found = {
         command
         for handlers in application.handlers.values()

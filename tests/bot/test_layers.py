@@ -1,29 +1,32 @@
-"""The handlers import in layers: no module of bot/handlers imports, through others, itself back."""
+"""The Telegram side imports in layers: no module of bot/table, bot/render or bot/tg imports, through
+others, itself back."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-HANDLERS = Path(__file__).resolve().parents[2] / "bot" / "handlers"
-PACKAGE = "bot.handlers"
+BOT = Path(__file__).resolve().parents[2] / "bot"
+PACKAGES = ("bot.table", "bot.render", "bot.tg")
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Each module of bot/handlers and the modules of bot/handlers it imports (TYPE_CHECKING too)."""
-    modules = {p.stem for p in HANDLERS.glob("*.py")}
+    """Each module of those packages (by its name, one of a kind across them) and the modules of them
+    it imports (TYPE_CHECKING too)."""
+    paths = [p for package in PACKAGES for p in (BOT / package.split(".")[1]).glob("*.py")]
+    modules = {p.stem for p in paths}
     graph: dict[str, set[str]] = {}
-    for path in HANDLERS.glob("*.py"):
+    for path in paths:
         found: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             names: list[str] = []
             if isinstance(node, ast.ImportFrom) and node.module is not None and node.level == 0:
-                if node.module == PACKAGE:
+                if node.module in PACKAGES:
                     names = [alias.name for alias in node.names]
-                elif node.module.startswith(PACKAGE + "."):
+                elif node.module.startswith(PACKAGES):
                     names = [node.module.split(".")[2]]
             elif isinstance(node, ast.Import):
-                names = [a.name.split(".")[2] for a in node.names if a.name.startswith(PACKAGE + ".")]
+                names = [a.name.split(".")[2] for a in node.names if a.name.startswith(PACKAGES)]
             found.update(n for n in names if n in modules and n != path.stem)
         graph[path.stem] = found
     return graph

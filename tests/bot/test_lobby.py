@@ -6,10 +6,10 @@ import asyncio
 import re
 
 from bot.engine import Rules
-from bot.handlers.i18n import Tr
-from bot.handlers.rules_text import glossary
-from bot.handlers.services import Services
+from bot.render.i18n import Tr
+from bot.render.rules_text import glossary
 from bot.sandbox import Driver
+from bot.tg.services import Services
 from tests.bot.helpers import buttons, inject, lobby, sit, start_game, stop_game
 
 
@@ -277,7 +277,7 @@ def test_english_texts_use_english_words_with_the_russian_term_in_brackets() -> 
 
 
 def test_every_option_button_carries_a_code_of_its_own() -> None:
-    from bot.handlers import rules_menu
+    from bot.render import rules_menu
 
     names = {name for preset in rules_menu.presets() for name, _ in rules_menu.options_of(preset)}
     codes = {rules_menu.option_code(name) for name in names}

@@ -6,9 +6,9 @@ level of the bots to be seated and of those already seated, as its label says.
 
 from __future__ import annotations
 
-from bot.handlers.lobby_view import levels
-from bot.handlers.services import Services
+from bot.render.lobby_view import levels
 from bot.sandbox import Driver, SimUser, StoredMessage
+from bot.tg.services import Services
 from tests.bot.helpers import buttons, lobby, table_of
 
 LEVEL_BUTTON = "Уровень ботов"

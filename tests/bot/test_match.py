@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from bot.app import build_application, services_of
-from bot.handlers.bots import bot_to_act as bot_to_act_seat
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
 from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
+from bot.table.bots import bot_to_act as bot_to_act_seat
+from bot.tg.outbox import Limits
+from bot.tg.services import Services, Settings
 from tests.bot.helpers import NAMES, buttons, inject, legal_hand, lobby, play_until, sit, start_game
 
 
@@ -153,7 +153,7 @@ async def test_one_person_with_three_bot_players(app: object, driver: Driver, sv
     await svc.outbox.drain()
     hands = [m for m in anya.dm.bot_messages if "раздача №" in m.content]
     assert len(hands) == 1 and "окончена" in hands[0].content
-    # Its cards are gone; what is left is the deal's review (bot/handlers/coach.py).
+    # Its cards are gone; what is left is the deal's review (bot/tg/coach.py).
     assert [[b["text"] for b in row] for row in hands[0].buttons] == [["🔍 Разбор"]]
 
 

@@ -12,13 +12,14 @@ from bot.engine import Card, Match, Rules, result_of, view_for
 from bot.engine.actions import action_from_json
 from bot.engine.ai.base import make_player
 from bot.engine.eggs import EggDraw, egg_number
-from bot.handlers import game, rules_menu
-from bot.handlers.codec import Codec
-from bot.handlers.i18n import Tr
-from bot.handlers.table_view import EGG_LINES, match_over_lines, summary_content
-from bot.handlers.words import card_text
+from bot.render import rules_menu
+from bot.render.i18n import Tr
+from bot.render.table_view import EGG_LINES, match_over_lines, summary_content
+from bot.render.words import card_text
 from bot.storage import MatchState, Seat, Table
 from bot.storage.invariants import table_problems
+from bot.table import game
+from bot.table.codec import Codec
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"
 

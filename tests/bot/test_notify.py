@@ -9,13 +9,13 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from bot.handlers.hand_view import as_a_person_picks
-from bot.handlers.i18n import Tr
-from bot.handlers.services import Services
-from bot.handlers.timers import TimerId, turn_of
+from bot.render.hand_view import as_a_person_picks
+from bot.render.i18n import Tr
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.sandbox.formatting import parse_text
 from bot.storage import Seat, Table
+from bot.table.timers import TimerId, turn_of
+from bot.tg.services import Services
 from tests.bot.helpers import buttons, start_game
 from tests.bot.test_match_end import _before_the_last_move
 
@@ -120,7 +120,7 @@ async def test_a_decision_due_after_others_moves_is_sent_as_a_new_message_once(
 
 def _match_messages(group: SimGroup) -> list[StoredMessage]:
     """The group's bot messages but the achievements a finish earned (announced after the result,
-    bot/handlers/announcer.py)."""
+    bot/tg/announcer.py)."""
     announced = plain(Tr("ru")("ach.announce"))
     return [m for m in group.bot_messages if not m.content.startswith(announced)]
 

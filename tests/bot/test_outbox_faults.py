@@ -13,9 +13,9 @@ import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.request import HTTPXRequest
 
-from bot.handlers.outbox import MAX_ATTEMPTS, Content, Limits, Outbox
 from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.sandbox.world import NOT_MODIFIED
+from bot.tg.outbox import MAX_ATTEMPTS, Content, Limits, Outbox
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

@@ -12,12 +12,12 @@ import asyncio
 import pytest
 
 from bot.engine import ExchangeGive
-from bot.handlers.services import Services
-from bot.handlers.timers import TimerId, held_until
 from bot.sandbox import Driver
 from bot.sandbox.clock import FakeClock
 from bot.storage import MatchState, Table
 from bot.storage.models import Picking
+from bot.table.timers import TimerId, held_until
+from bot.tg.services import Services
 from tests.bot import test_timers
 from tests.bot.helpers import table_of
 from tests.bot.test_exchange import _asks_to_give, _at_the_give, _cards, _ticked

@@ -9,11 +9,11 @@ import pytest
 from telegram import Bot, Update
 
 from bot.app import build_application, services_of
-from bot.handlers.services import Settings
 from bot.polling import SOLE_CONSUMER, Poller
 from bot.sandbox import Driver, Emulator, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
+from bot.tg.services import Settings
 
 pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
 

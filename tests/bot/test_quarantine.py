@@ -11,13 +11,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from bot.handlers.i18n import Tr
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
+from bot.render.i18n import Tr
 from bot.sandbox import Driver, StoredMessage
 from bot.sandbox.clock import FakeClock
 from bot.storage import ChatSettings, RedisStorage, StaleWrite, Table
 from bot.storage.quarantine import Quarantined, TableReader, quarantine_key
+from bot.tg.outbox import Limits
+from bot.tg.services import Services, Settings
 from tests.bot.helpers import buttons, legal_hand, lobby, start_game
 
 pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster

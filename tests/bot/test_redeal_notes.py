@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from bot.engine import Deal, Discard, Rules, cards
-from bot.handlers import game
-from bot.handlers.codec import Codec
-from bot.handlers.i18n import Tr
-from bot.handlers.table_view import live_content, summary_content
+from bot.render.i18n import Tr
+from bot.render.table_view import live_content, summary_content
 from bot.storage import MatchState, Seat, Table
+from bot.table import game
+from bot.table.codec import Codec
 from tests.engine.sochi_helpers import sochi_deck
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 
-from bot.handlers.i18n import Tr
-from bot.handlers.services import Services
+from bot.render.i18n import Tr
 from bot.sandbox import Driver, SimGroup, StoredMessage
+from bot.tg.services import Services
 from tests.bot.helpers import buttons, inject, play_until, start_game
 
 RU = Tr("ru")

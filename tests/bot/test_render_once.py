@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-import bot.handlers.live_buttons as live_buttons_module
+import bot.render.live_buttons as live_buttons_module
 import bot.storage.invariants as invariants_module
 from bot.engine import Deal
-from bot.handlers.outbox import markup_json
-from bot.handlers.services import Services
 from bot.polling import Poller
 from bot.sandbox import Driver, Emulator
 from bot.storage import Table
+from bot.tg.outbox import markup_json
+from bot.tg.services import Services
 from tests.bot.helpers import hand_of, play_until, start_game
 
 

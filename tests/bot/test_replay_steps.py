@@ -11,11 +11,11 @@ import pytest
 from bot.engine.cards import Card
 from bot.engine.record import replay_deal
 from bot.engine.rules import Rules
-from bot.handlers.codec import Codec
-from bot.handlers.i18n import Tr
-from bot.handlers.replay_view import steps_of, view_content
-from bot.handlers.words import cards_text
+from bot.render.i18n import Tr
+from bot.render.replay_view import steps_of, view_content
+from bot.render.words import cards_text
 from bot.stats.entry import Meta, Player, make_entry
+from bot.table.codec import Codec
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"
 

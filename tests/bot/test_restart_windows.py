@@ -28,16 +28,16 @@ from telegram import Update
 
 from bot.app import build_application, services_of
 from bot.engine import Rules
-from bot.handlers.common import default_preset
-from bot.handlers.i18n import pick_lang, set_default_lang
-from bot.handlers.lobby_view import default_level
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
-from bot.handlers.timers import TimerId
+from bot.render.i18n import pick_lang, set_default_lang
+from bot.render.lobby_view import default_level
 from bot.sandbox import Driver, Emulator, SimGroup, running_bot
 from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage, Table
+from bot.table.timers import TimerId
+from bot.tg.common import default_preset
+from bot.tg.outbox import Limits
+from bot.tg.services import Services, Settings
 from tests.bot import test_timers
 from tests.bot.helpers import hand_of, play_until, sit, start_game, table_of
 
@@ -329,7 +329,7 @@ async def test_a_timer_failing_while_redis_is_down_logs_one_warning_and_fires_la
     # Redis answers the claim, then goes away: loading the table and storing the retry both fail.
     monkeypatch.setattr(storage, "load_table", down)
     monkeypatch.setattr(storage, "add_timers", down)
-    with caplog.at_level(logging.WARNING, logger="bot.handlers.timers"):
+    with caplog.at_level(logging.WARNING, logger="bot.table.timers"):
         await RedisStorage.add_timers(storage, {ghost: clock.time()})
         await eventually(lambda: ghost in svc.timers.fired, "the timer claimed")
         await svc.timers.idle()
@@ -363,7 +363,7 @@ async def test_a_timer_that_failed_during_a_storage_fault_fires_within_seconds_o
     monkeypatch.setattr(storage, "load_table", full)
     monkeypatch.setattr(storage, "add_timers", full)
     monkeypatch.setattr(storage, "release_timer", full)
-    with caplog.at_level(logging.WARNING, logger="bot.handlers.timers"):
+    with caplog.at_level(logging.WARNING, logger="bot.table.timers"):
         await RedisStorage.add_timers(storage, {ghost: clock.time()})
         await eventually(lambda: ghost in svc.timers.fired, "the timer claimed")
         await asyncio.sleep(1.5)  # the fault lasts: the claim cannot be given back meanwhile

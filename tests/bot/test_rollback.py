@@ -13,11 +13,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.handlers import game
-from bot.handlers.services import Services
-from bot.handlers.usecase import DealCache
 from bot.sandbox import Driver
 from bot.storage import RedisStorage, Seat, StaleWrite, Table
+from bot.table import game
+from bot.table.usecase import DealCache
+from bot.tg.services import Services
 from tests.bot.helpers import legal_hand, start_game
 
 pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster

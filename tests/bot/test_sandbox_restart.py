@@ -7,11 +7,11 @@ run at update id 1, or a restarted sandbox would be ignored until it passed the 
 from __future__ import annotations
 
 from bot.app import build_application
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
+from bot.tg.outbox import Limits
+from bot.tg.services import Settings
 
 
 async def test_a_restarted_sandbox_answers_its_first_updates(storage: RedisStorage) -> None:

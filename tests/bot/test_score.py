@@ -7,9 +7,9 @@ import random
 
 from PIL import Image
 
-from bot.handlers.services import Services
-from bot.handlers.tally import HEIGHT, WIDTH, drawable, tally_png
+from bot.render.tally import HEIGHT, WIDTH, drawable, tally_png
 from bot.sandbox import Driver
+from bot.tg.services import Services
 from tests.bot.helpers import legal_hand, lobby, play_until, sit, start_game, stop_game
 
 

@@ -11,12 +11,12 @@ import asyncio
 
 import pytest
 
-from bot.handlers.i18n import Tr
-from bot.handlers.outbox import MAX_ATTEMPTS, LoopPace
-from bot.handlers.services import Services
-from bot.handlers.words import pair_names, tally_text
+from bot.render.i18n import Tr
+from bot.render.words import pair_names, tally_text
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.storage import Table
+from bot.tg.outbox import MAX_ATTEMPTS, LoopPace
+from bot.tg.services import Services
 from tests.bot.helpers import start_game, table_of
 
 PENALTY = (5, 8)

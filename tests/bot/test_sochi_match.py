@@ -10,16 +10,16 @@ from pathlib import Path
 
 from bot.engine import Deal, Discard, Phase, Rules, view_for
 from bot.engine.cards import QUEEN_OF_CLUBS, Card
-from bot.handlers import game
-from bot.handlers.codec import Act, Codec, Sit
-from bot.handlers.hand_view import hand_content
-from bot.handlers.i18n import Tr
-from bot.handlers.services import Services
-from bot.handlers.table_view import live_content
-from bot.handlers.words import cards_text
+from bot.render.hand_view import hand_content
+from bot.render.i18n import Tr
+from bot.render.table_view import live_content
+from bot.render.words import cards_text
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.storage import MatchState, Seat, Table
 from bot.storage.invariants import table_problems
+from bot.table import game
+from bot.table.codec import Act, Codec, Sit
+from bot.tg.services import Services
 from tests.bot.helpers import NAMES, buttons, inject, lobby, play_until, sit
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"

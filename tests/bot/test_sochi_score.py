@@ -8,12 +8,12 @@ import io
 import pytest
 from PIL import Image
 
-from bot.handlers.i18n import Tr
-from bot.handlers.services import Services
-from bot.handlers.tally import HEIGHT, WIDTH, people_tally_png
-from bot.handlers.words import tally_text
+from bot.render.i18n import Tr
+from bot.render.tally import HEIGHT, WIDTH, people_tally_png
+from bot.render.words import tally_text
 from bot.sandbox import Driver
 from bot.storage import Table
+from bot.tg.services import Services
 from tests.bot.helpers import lobby, sit
 from tests.bot.test_score_fallback import QuickPace
 from tests.bot.test_sochi_match import _pick_sochi

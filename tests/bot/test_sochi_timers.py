@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import random
 
-from bot.handlers import game
-from bot.handlers.services import Services
 from bot.sandbox import Driver, SimGroup, StoredMessage
 from bot.sandbox.clock import FakeClock
+from bot.table import game
+from bot.tg.services import Services
 from tests.bot import test_timers
 from tests.bot.helpers import lobby, play_until, sit
 from tests.bot.test_sochi_match import _pick_sochi

@@ -11,15 +11,15 @@ from pathlib import Path
 from PIL import Image
 
 from bot.engine.replay import main as replay_main
-from bot.handlers.codec import View
-from bot.handlers.game import replay
-from bot.handlers.services import Services
 from bot.sandbox import Driver
 from bot.stats.counting import archive
 from bot.stats.entry import Meta, Player, make_entry
 from bot.storage import RedisStorage
 from bot.storage.redis_store import HISTORY_KEPT
 from bot.storage.stats_store import CHAT_PARTS
+from bot.table.codec import View
+from bot.table.game import replay
+from bot.tg.services import Services
 from tests.bot.helpers import inject, play_until, start_game
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"
@@ -182,8 +182,8 @@ async def test_help_and_the_command_menus_name_the_new_commands(app: object, dri
 
 
 def test_the_standings_picture_grows_with_its_rows_and_pairs() -> None:
-    from bot.handlers.i18n import Tr
-    from bot.handlers.standings_view import WIDTH, standings_png
+    from bot.render.i18n import Tr
+    from bot.render.standings_view import WIDTH, standings_png
     from bot.stats.standings import standings_of
 
     tr = Tr("ru")

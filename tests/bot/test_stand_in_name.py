@@ -7,14 +7,14 @@ from __future__ import annotations
 import random
 
 from bot.engine import Play, Rules
-from bot.handlers import game
-from bot.handlers.codec import Codec
-from bot.handlers.hand_view import hand_content
-from bot.handlers.i18n import Tr
-from bot.handlers.labels import match_pair_players, person_left
-from bot.handlers.table_view import live_content, summary_content, turn_line
-from bot.handlers.words import seat_name
+from bot.render.hand_view import hand_content
+from bot.render.i18n import Tr
+from bot.render.labels import match_pair_players, person_left
+from bot.render.table_view import live_content, summary_content, turn_line
+from bot.render.words import seat_name
 from bot.storage import Seat, Table
+from bot.table import game
+from bot.table.codec import Codec
 
 VERA = 2
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from bot.app import build_application, services_of
-from bot.handlers.services import Settings
 from bot.sandbox import Emulator, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage, redis_server_binary
+from bot.tg.services import Settings
 
 
 def _free_port() -> int:

@@ -42,14 +42,14 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from bot.app import services_of
 from bot.engine import Action, Deal, Rules, SeatView, view_for
-from bot.handlers.bots import bot_to_act, decide
-from bot.handlers.i18n import Tr
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
+from bot.render.i18n import Tr
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
 from bot.storage.errors import StorageBusy, storage_down, unwrapped
+from bot.table.bots import bot_to_act, decide
+from bot.tg.outbox import Limits
+from bot.tg.services import Services, Settings
 from bot.worker import Worker
 from tests.bot.helpers import legal_hand, lobby, start_game
 from tests.bot.test_faults import PrivateRedis, app_factory, decisions, stored
@@ -314,7 +314,7 @@ async def test_bot_players_wait_out_a_storage_fault_and_never_play_at_random(
         waited = [
             r
             for r in caplog.records
-            if r.name == "bot.handlers.bots" and "waits for storage" in r.getMessage()
+            if r.name == "bot.table.bots" and "waits for storage" in r.getMessage()
         ]
         assert waited, "the fault did not reach the bot players"
         random_moves = [r.getMessage() for r in caplog.records if "at random" in r.getMessage()]

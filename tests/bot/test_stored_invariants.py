@@ -7,9 +7,9 @@ import random
 import pytest
 
 from bot.engine import Rules
-from bot.handlers import game
 from bot.storage import RedisStorage, Seat, Table
 from bot.storage.invariants import InvariantViolation, table_problems
+from bot.table import game
 
 
 def _playing(seed: int, moves: int) -> Table:

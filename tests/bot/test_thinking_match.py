@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from bot.app import build_application, services_of
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
+from bot.tg.outbox import Limits
+from bot.tg.services import Settings
 from bot.thinking.local import PoolThinker
 from bot.thinking.stream import StreamThinker
 from tests.bot.test_match import _match_with_three_bots

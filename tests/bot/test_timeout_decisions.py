@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 
 from bot.engine import Exchange, ExchangeGive, Match, Phase, Rules
-from bot.handlers import game
-from bot.handlers.services import Services
 from bot.sandbox import Driver
 from bot.sandbox.clock import FakeClock
 from bot.storage import ChatSettings, MatchState
+from bot.table import game
+from bot.tg.services import Services
 from tests.bot import test_timers
 from tests.bot.helpers import legal_hand, start_game, table_of
 from tests.bot.test_exchange import _put_match

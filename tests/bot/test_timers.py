@@ -17,15 +17,15 @@ import pytest
 from bot.app import build_application, services_of
 from bot.engine import Deal, KozelError, Rules, view_for
 from bot.engine.actions import action_to_json
-from bot.handlers.i18n import Tr
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
-from bot.handlers.timers import TIDY_AFTER, TimerId, Turn, turn_of
-from bot.handlers.words import seat_name
+from bot.render.i18n import Tr
+from bot.render.words import seat_name
 from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
 from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
 from bot.storage import ChatSettings, MatchState, RedisStorage, Seat, StaleWrite, Table, TimerPlan
+from bot.table.timers import TIDY_AFTER, TimerId, Turn, turn_of
+from bot.tg.outbox import Limits
+from bot.tg.services import Services, Settings
 from tests.bot.helpers import buttons, legal_hand, lobby, start_game, stop_game, table_of
 
 pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.handlers.game import Refusal
-from bot.handlers.services import Services
 from bot.storage import RedisStorage, Table
+from bot.table.game import Refusal
+from bot.tg.services import Services
 
 pytestmark = pytest.mark.cluster  # each test also runs on a real Redis Cluster
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from bot.handlers.services import Services
 from bot.sandbox import Driver
+from bot.tg.services import Services
 from tests.bot.helpers import NAMES, lobby, play_until, sit
 
 

@@ -1,4 +1,4 @@
-"""The settings cache the presenter reads languages and hints through (bot/handlers/ttlcache.py)."""
+"""The settings cache the presenter reads languages and hints through (bot/table/ttlcache.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.handlers.ttlcache import TtlCache
+from bot.table.ttlcache import TtlCache
 
 
 class Store:

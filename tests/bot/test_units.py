@@ -11,10 +11,10 @@ import pytest
 import redis
 
 from bot.engine import ALL_CARDS, Cut, Declare, Exchange, Play, Suit, Swap
-from bot.handlers.codec import MAX_CALLBACK, BadData, Button, Codec, decode_action, encode_action
-from bot.handlers.i18n import LANGS, LOCALES_DIR, Tr, translations
-from bot.handlers.outbox import Content, Limits, LoopPace, Outbox
+from bot.render.i18n import LANGS, LOCALES_DIR, Tr, translations
 from bot.storage import EmbeddedRedis
+from bot.table.codec import MAX_CALLBACK, BadData, Button, Codec, decode_action, encode_action
+from bot.tg.outbox import Content, Limits, LoopPace, Outbox
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -105,8 +105,8 @@ def test_every_option_value_phase_and_event_has_a_text() -> None:
     from bot.engine.ai import LEVELS
     from bot.engine.cards import RANKS, SUITS
     from bot.engine.scoring import CATEGORIES
-    from bot.handlers import rules_menu
-    from bot.handlers.table_view import EVENTS
+    from bot.render import rules_menu
+    from bot.render.table_view import EVENTS
 
     for lang in LANGS:
         tr = Tr(lang)
@@ -207,7 +207,7 @@ async def test_a_posted_reply_is_queued_once_while_it_waits() -> None:
 
 
 def test_a_simulated_person_ticks_unticked_cards_then_confirms() -> None:
-    from bot.handlers.hand_view import PICKABLE_MARK, PICKED_MARK, as_a_person_picks
+    from bot.render.hand_view import PICKABLE_MARK, PICKED_MARK, as_a_person_picks
 
     plain = [("7♠", "d1", "A1"), ("8♠", "d2", "A2")]
     assert as_a_person_picks(plain) == [("7♠", "d1"), ("8♠", "d2")], "no choice of several: every decision"

@@ -10,17 +10,17 @@ import re
 from PIL import Image
 
 from bot.engine import Rules
-from bot.handlers import rules_menu
-from bot.handlers.codec import Codec, Link
-from bot.handlers.i18n import LANGS, Tr
-from bot.handlers.lobby import Carried, carried_text
-from bot.handlers.lobby_view import lobby_content
-from bot.handlers.rules_text import about, glossary, rules_text
-from bot.handlers.services import Services
-from bot.handlers.tally import WIDTH, tally_png
-from bot.handlers.words import sixes, tally_text
+from bot.render import rules_menu
+from bot.render.i18n import LANGS, Tr
+from bot.render.lobby_view import lobby_content
+from bot.render.rules_text import about, glossary, rules_text
+from bot.render.tally import WIDTH, tally_png
+from bot.render.words import sixes, tally_text
 from bot.sandbox import Driver
 from bot.storage import Seat, Table
+from bot.table.codec import Codec, Link
+from bot.tg.lobby import Carried, carried_text
+from bot.tg.services import Services
 from tests.bot.helpers import buttons, lobby, sit, start_game, stop_game, table_of
 
 RU = Tr("ru")

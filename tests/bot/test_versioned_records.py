@@ -9,9 +9,9 @@ import random
 
 from bot.engine import Deal, Discard, Match, Phase, Rules, cards
 from bot.engine.rules import VERSION
-from bot.handlers import game
 from bot.storage import MatchState, RedisStorage, Seat, Table
 from bot.storage.invariants import table_problems
+from bot.table import game
 from tests.engine.sochi_helpers import random_play, sochi_deck
 
 SOCHI = Rules.make("sochi")

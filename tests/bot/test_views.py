@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 
 from bot.engine import Deal, Rules
-from bot.handlers import game
-from bot.handlers.codec import Codec
-from bot.handlers.hand_view import hand_content
-from bot.handlers.i18n import Tr
-from bot.handlers.table_view import summary_content
+from bot.render.hand_view import hand_content
+from bot.render.i18n import Tr
+from bot.render.table_view import summary_content
 from bot.storage import MatchState, Seat, Table
+from bot.table import game
+from bot.table.codec import Codec
 
 
 def _caught_queen_table() -> Table:
@@ -153,7 +153,7 @@ def test_dummy_partner_dm_shows_the_blind_brag_and_the_table_its_stack() -> None
     """When the blind is to brag its partner's DM is the blind's cards and keyboard, headed as his
     blind's; in play the table and every DM say what the blind turned and how many cards remain."""
     from bot.engine import Phase
-    from bot.handlers.table_view import live_content
+    from bot.render.table_view import live_content
 
     rules = Rules.make("dummy")
     seats: list[Seat | None] = [Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate("ABC")]

@@ -238,7 +238,7 @@ def test_installs_the_runtime_dependencies_only() -> None:
 
 
 def test_sources_and_catalogs_sit_side_by_side_in_the_workdir() -> None:
-    # bot/handlers/i18n.py finds locales/ two levels above itself: /app/bot/... -> /app/locales.
+    # bot/render/i18n.py finds locales/ two levels above itself: /app/bot/... -> /app/locales.
     final = _stages()[-1]
     workdir = final.workdir()
     placed = {src.rstrip("/"): workdir / dest for sources, dest in final.copies() for src in sources}
@@ -404,7 +404,7 @@ def test_runtime_imports_need_no_test_only_package(image: Image) -> None:
 
 def test_catalogs_are_found_from_the_app_directory(image: Image) -> None:
     script = (
-        "from bot.handlers.i18n import LOCALES_DIR, Tr\n"
+        "from bot.render.i18n import LOCALES_DIR, Tr\n"
         "print(LOCALES_DIR)\n"
         "for lang in ('ru', 'en'):\n"
         "    print(lang, Tr(lang).has('lobby.title'), Tr(lang)('lobby.title', name='N') != 'lobby.title')\n"
@@ -439,7 +439,7 @@ def test_runs_from_another_working_directory(image: Image, tmp_path: Path) -> No
     elsewhere.mkdir()
     script = (
         "import bot\n"
-        "from bot.handlers.i18n import LOCALES_DIR, Tr\n"
+        "from bot.render.i18n import LOCALES_DIR, Tr\n"
         "print(bot.__file__)\n"
         "print(LOCALES_DIR)\n"
         "print(Tr('en')('lobby.title') != 'lobby.title', Tr('ru')('lobby.title') != 'lobby.title')\n"

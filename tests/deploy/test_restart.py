@@ -30,12 +30,12 @@ import redis.asyncio as aioredis
 
 from bot.app import codec_for
 from bot.engine import Phase, Rules
-from bot.handlers import game
-from bot.handlers.codec import BadData, Codec
-from bot.handlers.hand_view import as_a_person_picks
+from bot.render.hand_view import as_a_person_picks
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage
 from bot.storage import RedisStorage, Seat, Table
 from bot.storage.invariants import table_problems
+from bot.table import game
+from bot.table.codec import BadData, Codec
 from tests.bot.helpers import NAMES
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,12 +24,12 @@ import aiohttp
 import pytest
 
 from bot.app import codec_for, services_of
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.sandbox.limits import COUNTED_METHODS
 from bot.soak.people import Run, play_table
 from bot.storage import RedisStorage
+from bot.tg.outbox import Limits
+from bot.tg.services import Settings
 from bot.webhook import SECRET_HEADER
 from tests.deploy.webhooks import webhook_instances
 

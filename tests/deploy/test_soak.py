@@ -10,12 +10,12 @@ from pathlib import Path
 import redis.asyncio as aioredis
 
 from bot.engine import Rules
-from bot.handlers import game
 from bot.soak import run
 from bot.soak.check import check_moves, log_errors, quantiles, scan, stored_matches
 from bot.soak.people import AckedMove
 from bot.stats.entry import entry_of
 from bot.storage import RedisStorage, Seat, Table
+from bot.table import game
 
 
 async def test_a_short_soak_finishes_deals_with_no_error_no_violation_and_no_move_lost_or_doubled(

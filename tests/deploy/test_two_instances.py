@@ -12,10 +12,10 @@ import aiohttp
 import pytest
 
 from bot.app import services_of
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.storage import RedisStorage
+from bot.tg.outbox import Limits
+from bot.tg.services import Settings
 from bot.webhook import SECRET_HEADER
 from tests.bot.helpers import NAMES
 from tests.deploy.webhooks import webhook_instances

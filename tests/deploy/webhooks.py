@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from bot.app import build_application
-from bot.handlers.services import Settings
 from bot.sandbox import Emulator, EmulatorConfig
 from bot.storage import RedisStorage
+from bot.tg.services import Settings
 from bot.webhook import serve_webhook, stop_webhook
 
 

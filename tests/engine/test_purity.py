@@ -32,7 +32,9 @@ FORBIDDEN = {
     "urllib",
     "logging",
     "bot.storage",
-    "bot.handlers",
+    "bot.table",
+    "bot.render",
+    "bot.tg",
     "bot.sandbox",
 }
 

@@ -9,11 +9,11 @@ import pytest
 from telegram import Bot
 
 from bot.app import build_application
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Settings
 from bot.sandbox import Driver, Emulator, EmulatorConfig, FakeClock, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
+from bot.tg.outbox import Limits
+from bot.tg.services import Settings
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from bot.app import build_application
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Settings
 from bot.sandbox import EmulatorConfig
 from bot.sandbox.server import SandboxServer, start_sandbox
 from bot.storage import RedisStorage
+from bot.tg.outbox import Limits
+from bot.tg.services import Settings
 
 if TYPE_CHECKING:
     from playwright.async_api import Page

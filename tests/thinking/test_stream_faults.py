@@ -20,8 +20,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import OutOfMemoryError
 
 from bot.engine.ai.base import make_player
-from bot.handlers.bots import decide
 from bot.storage import RedisStorage
+from bot.table.bots import decide
 from bot.thinking.local import PoolThinker
 from bot.thinking.stream import GROUP, StreamThinker, jobs_key
 from bot.worker import Worker

@@ -13,8 +13,8 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from bot.handlers.services import Services
 from bot.sandbox.driver import AnyApplication
+from bot.tg.services import Services
 from bot.webapp.initdata import sign_init_data
 from bot.webapp.live import LiveHub
 from bot.webapp.server import LiveTable

@@ -14,10 +14,10 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.handlers.outbox import Limits
-from bot.handlers.services import Services, Settings
 from bot.sandbox import Driver, SimUser
 from bot.sandbox.driver import AnyApplication
+from bot.tg.outbox import Limits
+from bot.tg.services import Services, Settings
 from bot.webapp.server import LiveTable
 from bot.webapp.session import TableLink
 from tests.bot.helpers import NAMES, lobby, sit, table_of

@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from bot.handlers.usecase import Snapshot
 from bot.storage import RedisStorage, Table
+from bot.table.usecase import Snapshot
 from bot.webapp.live import LiveHub
 
 pytestmark = pytest.mark.cluster

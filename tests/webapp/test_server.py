@@ -9,12 +9,12 @@ import aiohttp
 from aiohttp.test_utils import TestServer
 
 from bot.app import build_application
-from bot.handlers.codec import Hint
-from bot.handlers.i18n import Tr
-from bot.handlers.services import Services, Settings
+from bot.render.i18n import Tr
 from bot.sandbox import Driver
 from bot.sandbox.driver import AnyApplication
 from bot.storage import ChatSettings, RedisStorage
+from bot.table.codec import Hint
+from bot.tg.services import Services, Settings
 from bot.webapp.server import LiveTable
 from bot.webapp.session import TableLink
 from bot.webhook import webhook_app
