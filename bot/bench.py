@@ -49,7 +49,8 @@ from bot.render.i18n import DEFAULT_LANG, Tr
 from bot.runtime import tune_gc
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage
 from bot.storage import ChatSettings, EmbeddedRedis, RedisStorage
-from bot.table.codec import Act, BadData, Codec, kind_of
+from bot.table.codec import Codec
+from bot.table.payloads import Act, BadData, kind_of
 from bot.tg.outbox import Limits
 from bot.tg.services import Settings
 

@@ -42,7 +42,8 @@ from bot.render.labels import brag_player, card_player, current_index
 from bot.render.table_view import trick_line
 from bot.render.words import blind_seats, card_text, cards_text, decider, seat_name, suit_text, three_seats
 from bot.storage import Table
-from bot.table.codec import Act, Codec, Held, Hint, Payload, Review, Tick, kind_of
+from bot.table.codec import Codec
+from bot.table.payloads import Act, Held, Hint, Payload, Review, Tick, kind_of
 from bot.tg.outbox import Content
 
 LEGAL_MARK = "✅"

@@ -14,9 +14,10 @@ from bot.render.i18n import Tr
 from bot.render.rules_text import about, glossary, people
 from bot.render.words import PAIRS, blind_seats, free_seats, people_names, seat_name, three_seats
 from bot.storage import Table
-from bot.table.codec import (
+from bot.table.codec import Codec
+from bot.table.game import rules_of
+from bot.table.payloads import (
     AddBot,
-    Codec,
     Confirm,
     Decline,
     Fill,
@@ -30,7 +31,6 @@ from bot.table.codec import (
     Sit,
     Start,
 )
-from bot.table.game import rules_of
 from bot.tg.outbox import Content
 
 

@@ -26,7 +26,8 @@ from bot.render.table_view import trick_line
 from bot.render.words import cards_text, suit_text, three_seats
 from bot.stats.entry import entry_id, meta_of
 from bot.storage import MatchState, Seat, Table
-from bot.table.codec import Codec, View
+from bot.table.codec import Codec
+from bot.table.payloads import View
 from bot.table.rotation import entry_seated
 from bot.tg.outbox import Content
 

@@ -26,8 +26,9 @@ from bot.render.words import (
     three_seats,
 )
 from bot.storage import Table
-from bot.table.codec import Codec, Rematch
+from bot.table.codec import Codec
 from bot.table.game import replay, rules_of, target_of
+from bot.table.payloads import Rematch
 from bot.table.rotation import as_seated
 from bot.tg.outbox import Content
 

@@ -18,7 +18,8 @@ from bot.render.hand_view import as_a_person_picks
 from bot.render.i18n import DEFAULT_LANG, Tr
 from bot.sandbox import Driver, Emulator, SandboxError, SimGroup, SimUser, StoredMessage
 from bot.soak.instances import Instance
-from bot.table.codec import Act, BadData, Codec, Tick
+from bot.table.codec import Codec
+from bot.table.payloads import Act, BadData, Tick
 
 #: Seconds a simulated person waits for the answer to a tap before taking it as lost (a killed
 #: instance had claimed it) and tapping again.

@@ -20,8 +20,8 @@ from bot.engine.cards import Card
 from bot.storage import MatchState, Table
 from bot.storage.invariants import vouch
 from bot.storage.models import PendingSummary
-from bot.table.codec import decode_action as decode_action  # re-exported: its old home
-from bot.table.codec import encode_action as encode_action
+from bot.table.payloads import decode_action as decode_action  # re-exported: its old home
+from bot.table.payloads import encode_action as encode_action
 from bot.table.rotation import reseat
 
 

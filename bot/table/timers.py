@@ -37,9 +37,9 @@ from bot.storage import StaleWrite, Table, TimerPlan
 from bot.storage.errors import storage_down
 from bot.table import game
 from bot.table.bots import decide
-from bot.table.codec import Back
 from bot.table.core import Core
 from bot.table.game import Progress
+from bot.table.payloads import Back
 from bot.table.timer_ids import (
     TAKEN_TURNS,
     TIDY_AFTER,

@@ -37,8 +37,9 @@ from bot.render.i18n import Tr
 from bot.render.words import decider
 from bot.stats.entry import entry_id, meta_of
 from bot.storage.redis_store import HISTORY_KEPT
-from bot.table.codec import Button, Hint, Review
+from bot.table.codec import Button
 from bot.table.game import Notice, Refusal
+from bot.table.payloads import Hint, Review
 from bot.tg.common import alert, private_tapper, quiet_answer, seat_of_hand, user_tr
 from bot.tg.outbox import Content
 from bot.tg.services import Services

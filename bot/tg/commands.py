@@ -30,8 +30,9 @@ from bot.render.tally import people_tally_png, tally_png
 from bot.render.words import pair_names, seat_name, tally_text, three_seats
 from bot.stats.entry import entry_of
 from bot.storage import Seat, StaleWrite, Table
-from bot.table.codec import BadData, Button, Language, StopGame
+from bot.table.codec import Button
 from bot.table.game import Refusal, target_of
+from bot.table.payloads import BadData, Language, StopGame
 from bot.tg import faults, settings_menu
 from bot.tg.common import (
     Context,

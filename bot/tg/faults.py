@@ -35,9 +35,10 @@ from bot.render.lobby_view import lobby_content
 from bot.render.words import person
 from bot.storage import StaleWrite, Table
 from bot.storage.errors import STORAGE_DOWN, storage_down
-from bot.table.codec import Back, Link
+from bot.table.codec import Link
 from bot.table.core import key_of
 from bot.table.game import decided_himself
+from bot.table.payloads import Back
 from bot.tg.common import Context, alert, say, services
 from bot.tg.outbox import Content
 from bot.tg.services import Services, TableKey

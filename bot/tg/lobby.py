@@ -15,14 +15,14 @@ from bot.render.lobby_view import awaiting, default_level, levels, lobby_content
 from bot.render.words import blind_seats, free_seats, pair_names, people_names, three_seats
 from bot.storage import ChatSettings, Seat, Table
 from bot.storage.models import seats_for
-from bot.table.codec import (
+from bot.table.codec import Button, Link
+from bot.table.game import Notice, Progress, Refusal
+from bot.table.payloads import (
     AddBot,
-    Button,
     Confirm,
     Decline,
     Fill,
     Level,
-    Link,
     LobbyButton,
     Option,
     Preset,
@@ -32,7 +32,6 @@ from bot.table.codec import (
     Sit,
     Start,
 )
-from bot.table.game import Notice, Progress, Refusal
 from bot.table.usecase import Change
 from bot.tg.common import (
     Context,

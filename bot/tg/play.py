@@ -21,11 +21,12 @@ from bot.render.hand_view import PICK_PHASES, pick_choices, picked
 from bot.render.words import SUIT_SYMBOLS, decider
 from bot.storage import StaleWrite, Table
 from bot.storage.models import Picking
-from bot.table.codec import (
+from bot.table.codec import Button
+from bot.table.game import Notice, Progress, Refusal, decided_himself
+from bot.table.payloads import (
     Act,
     Back,
     BadData,
-    Button,
     Export,
     Held,
     Hint,
@@ -41,7 +42,6 @@ from bot.table.codec import (
     TurnTime,
     View,
 )
-from bot.table.game import Notice, Progress, Refusal, decided_himself
 from bot.table.usecase import Change
 from bot.tg.coach import hint_tap, review_tap
 from bot.tg.commands import language_tap, stop_tap

@@ -11,8 +11,9 @@ from telegram import Bot, Chat, ChatMember, InlineKeyboardButton, InlineKeyboard
 
 from bot.render.i18n import Tr
 from bot.storage import ChatSettings
-from bot.table.codec import Button, Hints, OnTimeout, TurnTime
+from bot.table.codec import Button
 from bot.table.game import Refusal
+from bot.table.payloads import Hints, OnTimeout, TurnTime
 from bot.table.timers import turn_time
 from bot.tg.common import Context, chat_tr, say, services, table_key
 from bot.tg.outbox import Content

@@ -24,9 +24,10 @@ from bot.stats.entry import entry_id, meta_of, record_of
 from bot.stats.standings import personal_of, standings_of
 from bot.storage import Table
 from bot.storage.redis_store import HISTORY_KEPT
-from bot.table.codec import Button, Export, Top, View
+from bot.table.codec import Button
 from bot.table.game import Refusal
 from bot.table.numbers import ascii_number
+from bot.table.payloads import Export, Top, View
 from bot.tg.common import Context, chat_tr, services, thread_of, user_tr
 from bot.tg.outbox import Content, Sent
 from bot.tg.services import Services

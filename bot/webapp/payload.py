@@ -30,8 +30,9 @@ from bot.render.words import (
     tally_text,
 )
 from bot.storage import Table
-from bot.table.codec import Act, BadData, Codec, Held
+from bot.table.codec import Codec
 from bot.table.game import target_of
+from bot.table.payloads import Act, BadData, Held
 
 __all__ = ["payload_for", "seen_cards", "viewer_seat"]
 

@@ -35,8 +35,8 @@ from aiohttp import web
 from bot.render.i18n import Tr, pick_lang
 from bot.storage import StaleWrite
 from bot.storage.errors import STORAGE_DOWN
-from bot.table.codec import Act, BadData, Held, Hint, Tick
 from bot.table.game import Notice, Refusal
+from bot.table.payloads import Act, BadData, Held, Hint, Tick
 from bot.tg.coach import hint_for
 from bot.tg.play import pick_move, play_move
 from bot.tg.services import Services

@@ -11,7 +11,8 @@ from bot.render.hand_view import PICKABLE_MARK, PICKED_MARK, as_a_person_picks
 from bot.render.i18n import Tr
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.storage import Table
-from bot.table.codec import BadData, Button
+from bot.table.codec import Button
+from bot.table.payloads import BadData
 from bot.tg.services import Services
 
 NAMES = ("Аня", "Борис", "Вера", "Глеб")

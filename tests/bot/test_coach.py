@@ -18,7 +18,7 @@ from bot.stats.entry import Meta, Player, make_entry
 from bot.stats.standings import personal_of
 from bot.storage import MatchState, RedisStorage, Table
 from bot.table import game
-from bot.table.codec import BadData, Hint, Hints, Review, decode, encode
+from bot.table.payloads import BadData, Hint, Hints, Review, decode, encode
 from bot.tg import coach
 from bot.tg.services import Services
 from tests.ai.test_analysis import with_blunder

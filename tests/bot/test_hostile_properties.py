@@ -18,8 +18,9 @@ from telegram.ext import CommandHandler
 from bot.render.i18n import Tr
 from bot.sandbox import Driver, SimChat, SimGroup, SimUser, StoredMessage
 from bot.sandbox.driver import AnyApplication
-from bot.table.codec import BadData, Button, Codec, decode, from_b36
+from bot.table.codec import Button, Codec
 from bot.table.numbers import ascii_number
+from bot.table.payloads import BadData, decode, from_b36
 from bot.tg.services import Services
 from tests.bot.helpers import inject
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
-from bot.table.codec import StopGame
+from bot.table.payloads import StopGame
 from bot.tg.presenter import key_of
 from bot.tg.services import Services
 from tests.bot.helpers import inject, lobby, play_until, sit, start_game, stop_game

@@ -17,7 +17,7 @@ from bot.render.i18n import Tr
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.sandbox.records import ApiCall, Fault
 from bot.storage import Table
-from bot.table.codec import StopGame
+from bot.table.payloads import StopGame
 from bot.tg.services import Services
 from tests.bot.helpers import buttons, hand_of, inject, play_until, start_game
 

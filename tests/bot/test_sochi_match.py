@@ -18,7 +18,8 @@ from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.storage import MatchState, Seat, Table
 from bot.storage.invariants import table_problems
 from bot.table import game
-from bot.table.codec import Act, Codec, Sit
+from bot.table.codec import Codec
+from bot.table.payloads import Act, Sit
 from bot.tg.services import Services
 from tests.bot.helpers import NAMES, buttons, inject, lobby, play_until, sit
 

@@ -17,8 +17,8 @@ from bot.stats.entry import Meta, Player, make_entry
 from bot.storage import RedisStorage
 from bot.storage.redis_store import HISTORY_KEPT
 from bot.storage.stats_store import CHAT_PARTS
-from bot.table.codec import View
 from bot.table.game import replay
+from bot.table.payloads import View
 from bot.tg.services import Services
 from tests.bot.helpers import inject, play_until, start_game
 

@@ -35,7 +35,8 @@ from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, Sto
 from bot.storage import RedisStorage, Seat, Table
 from bot.storage.invariants import table_problems
 from bot.table import game
-from bot.table.codec import BadData, Codec
+from bot.table.codec import Codec
+from bot.table.payloads import BadData
 from tests.bot.helpers import NAMES
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -121,7 +121,7 @@ async def test_the_standings_move_with_a_group_to_its_supergroup(storage: RedisS
 
 
 def test_the_new_buttons_travel_and_come_back_as_they_were() -> None:
-    from bot.table.codec import BadData, Export, Top, View, decode, encode
+    from bot.table.payloads import BadData, Export, Top, View, decode, encode
 
     for payload in (View(0, 0), View(12, 999), Top(0), Top(1), Export()):
         assert decode(encode(payload)) == payload

@@ -13,7 +13,7 @@ from bot.render.i18n import Tr
 from bot.sandbox import Driver
 from bot.sandbox.driver import AnyApplication
 from bot.storage import ChatSettings, RedisStorage
-from bot.table.codec import Hint
+from bot.table.payloads import Hint
 from bot.tg.services import Services, Settings
 from bot.webapp.server import LiveTable
 from bot.webapp.session import TableLink
