@@ -19,8 +19,9 @@ from bot.storage.budget import RedisBudget
 from bot.storage.errors import when_storage_answers
 from bot.table.codec import Codec
 from bot.tg import faults, register, tick
+from bot.tg.calls import Pace
 from bot.tg.commands import set_commands
-from bot.tg.outbox import Outbox, Pace
+from bot.tg.outbox import Outbox
 from bot.tg.services import Services, Settings
 from bot.thinking import Thinker
 from bot.thinking.local import PoolThinker, workers_for

@@ -50,8 +50,8 @@ from bot.runtime import tune_gc
 from bot.sandbox import Driver, Emulator, EmulatorConfig, SimGroup, SimUser, StoredMessage
 from bot.storage import ChatSettings, EmbeddedRedis, RedisStorage
 from bot.table.codec import Codec
+from bot.table.core import Limits
 from bot.table.payloads import Act, BadData, kind_of
-from bot.tg.outbox import Limits
 from bot.tg.services import Settings
 
 PRESETS = ("classic", "flip", "draw", "tricks")

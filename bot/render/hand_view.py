@@ -37,6 +37,7 @@ from bot.engine import (
 from bot.engine.cards import Card
 from bot.render import people_view, sochi_view
 from bot.render.brag_view import BRAG_PHASES, brag_lines
+from bot.render.content import Content
 from bot.render.i18n import Tr
 from bot.render.labels import brag_player, card_player, current_index
 from bot.render.table_view import trick_line
@@ -44,7 +45,6 @@ from bot.render.words import blind_seats, card_text, cards_text, decider, seat_n
 from bot.storage import Table
 from bot.table.codec import Codec
 from bot.table.payloads import Act, Held, Hint, Payload, Review, Tick, kind_of
-from bot.tg.outbox import Content
 
 LEGAL_MARK = "✅"
 #: A card ticked in a choice of several cards (the exchange's give), and one that may be ticked.

@@ -10,12 +10,12 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from bot.engine import Deal
+from bot.render.content import Content
 from bot.render.hand_view import hand_content
 from bot.render.i18n import Tr
 from bot.render.table_view import live_content
 from bot.storage import Table
 from bot.table.core import Core
-from bot.tg.outbox import Content
 
 
 async def on_page(core: Core, table: Table) -> frozenset[int]:

@@ -10,6 +10,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.engine import KozelError
 from bot.engine.ai import LEVELS, make_player
 from bot.render import rules_menu
+from bot.render.content import Content
 from bot.render.i18n import Tr
 from bot.render.rules_text import about, glossary, people
 from bot.render.words import PAIRS, blind_seats, free_seats, people_names, seat_name, three_seats
@@ -31,7 +32,6 @@ from bot.table.payloads import (
     Sit,
     Start,
 )
-from bot.tg.outbox import Content
 
 
 @lru_cache(maxsize=1)

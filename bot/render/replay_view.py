@@ -20,6 +20,7 @@ from bot.engine.errors import RecordError
 from bot.engine.record import replay_deal
 from bot.engine.rules import Rules
 from bot.render import sochi_view
+from bot.render.content import Content
 from bot.render.i18n import Tr
 from bot.render.labels import card_player, move_player, pair_players, seat_player
 from bot.render.table_view import trick_line
@@ -29,7 +30,6 @@ from bot.storage import MatchState, Seat, Table
 from bot.table.codec import Codec
 from bot.table.payloads import View
 from bot.table.rotation import entry_seated
-from bot.tg.outbox import Content
 
 
 class Unfinished(Exception):

@@ -13,6 +13,7 @@ from bot.engine.eggs import EggDraw, egg_number
 from bot.engine.scoring import CATEGORIES
 from bot.render import people_view, sochi_view
 from bot.render.brag_view import public_brag_lines
+from bot.render.content import Content
 from bot.render.i18n import Tr
 from bot.render.labels import card_player, current_index, match_pair_players, pair_players, seat_player
 from bot.render.words import (
@@ -30,7 +31,6 @@ from bot.table.codec import Codec
 from bot.table.game import replay, rules_of, target_of
 from bot.table.payloads import Rematch
 from bot.table.rotation import as_seated
-from bot.tg.outbox import Content
 
 #: Eggs drawn at most that get a line each; with more, only the sums are shown.
 EGG_LINES = 5

@@ -17,7 +17,7 @@ import aiohttp
 from bot.app import build_application
 from bot.logs import setup_logging
 from bot.storage import RedisStorage
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Settings
 from bot.webhook import serve_webhook, stop_webhook
 

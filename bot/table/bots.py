@@ -21,9 +21,10 @@ from bot.render.lobby_view import lobby_content
 from bot.render.words import decider
 from bot.storage import Table
 from bot.storage.errors import storage_down
-from bot.table.core import Core, TableKey, key_of
+from bot.table.core import TableKey, key_of
 from bot.table.game import Progress
 from bot.table.usecase import Change, Snapshot, Tables
+from bot.tg.parts import Parts
 from bot.tg.presenter import Presenter
 from bot.thinking import Thinker
 
@@ -94,7 +95,7 @@ def bot_to_act(shown: Snapshot | Table) -> int | None:
 class BotDriver:
     """Runs one task per table while the deal waits for a bot player."""
 
-    def __init__(self, core: Core, tables: Tables, presenter: Presenter) -> None:
+    def __init__(self, core: Parts, tables: Tables, presenter: Presenter) -> None:
         self.core = core
         self.tables = tables
         self.presenter = presenter

@@ -29,11 +29,29 @@ from dataclasses import dataclass, field
 
 from bot.storage import Storage, Table
 from bot.table.codec import Codec
-from bot.tg.outbox import Limits, Outbox
 from bot.thinking import Thinker
 from bot.webapp.session import TableLink, Tokens
 
 TableKey = tuple[int, int | None]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Seconds between two calls to one group, to one private chat, and to Telegram at all."""
+
+    # 20 a minute would be 3.0 s; the margin keeps clock jitter from making a 21st call in a minute.
+    group_interval: float = 3.1
+    private_interval: float = 1.0
+    global_interval: float = 1 / 30
+    #: Seconds a non-urgent edit (a card inside a trick) waits, both since the chat's last call and
+    #: since its content last changed: it shows a table that waits for someone. Quick players (and
+    #: players slowed by a busy bot) then cost one group edit per trick; a slow one is still shown.
+    relaxed_interval: float = 6.0
+
+    @classmethod
+    def off(cls) -> Limits:
+        """No pacing (for tests against an emulator with its flood limits off)."""
+        return cls(0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass(frozen=True)
@@ -117,10 +135,10 @@ def key_of(table: Table) -> TableKey:
 
 @dataclass
 class Core:
-    """Storage, outbox, codec and settings: what the use case and every renderer is built on."""
+    """Storage, codec and settings: what the use case and every renderer is built on (the Telegram
+    adapter adds its outbox: :class:`bot.tg.parts.Parts`)."""
 
     storage: Storage
-    outbox: Outbox
     codec: Codec
     settings: Settings
     bot_username: str

@@ -30,6 +30,7 @@ from html import escape
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import Phase, view_for
+from bot.render.content import Content
 from bot.render.labels import bot_played
 from bot.render.lobby_view import default_level, expired_content
 from bot.render.words import decider, seat_name
@@ -37,7 +38,6 @@ from bot.storage import StaleWrite, Table, TimerPlan
 from bot.storage.errors import storage_down
 from bot.table import game
 from bot.table.bots import decide
-from bot.table.core import Core
 from bot.table.game import Progress
 from bot.table.payloads import Back
 from bot.table.timer_ids import (
@@ -54,7 +54,7 @@ from bot.table.timer_ids import (
 )
 from bot.table.usecase import Change, Snapshot, Tables
 from bot.tg.leftovers import Leftover, Leftovers
-from bot.tg.outbox import Content
+from bot.tg.parts import Parts
 from bot.tg.presenter import Presenter
 
 _LOG = logging.getLogger(__name__)
@@ -74,7 +74,7 @@ TURNS_KEPT = 4096
 class Timers:
     """Arms the timers of a table after each change, and fires the due ones (see the module docstring)."""
 
-    def __init__(self, core: Core, tables: Tables, presenter: Presenter) -> None:
+    def __init__(self, core: Parts, tables: Tables, presenter: Presenter) -> None:
         self.core = core
         self.tables = tables
         self.presenter = presenter

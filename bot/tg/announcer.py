@@ -12,11 +12,12 @@ import asyncio
 import logging
 
 from bot.render.achievements_view import announcement_text
+from bot.render.content import Content
 from bot.stats.counting import Earned
 from bot.storage import Table
 from bot.storage.errors import storage_down
-from bot.table.core import Core, key_of
-from bot.tg.outbox import Content
+from bot.table.core import key_of
+from bot.tg.parts import Parts
 from bot.tg.presenter import Presenter
 
 _LOG = logging.getLogger(__name__)
@@ -25,7 +26,7 @@ _LOG = logging.getLogger(__name__)
 class Announcer:
     """See the module docstring."""
 
-    def __init__(self, core: Core, presenter: Presenter) -> None:
+    def __init__(self, core: Parts, presenter: Presenter) -> None:
         self.core = core
         self.presenter = presenter
         self._tasks: set[asyncio.Task[None]] = set()

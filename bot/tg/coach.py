@@ -33,6 +33,7 @@ from bot.engine.ai import pool
 from bot.engine.ai.analysis import Mistake, analyse
 from bot.engine.ai.hint import why
 from bot.render.coach_view import hint_text, review_text
+from bot.render.content import Content
 from bot.render.i18n import Tr
 from bot.render.words import decider
 from bot.stats.entry import entry_id, meta_of
@@ -41,7 +42,6 @@ from bot.table.codec import Button
 from bot.table.game import Notice, Refusal
 from bot.table.payloads import Hint, Review
 from bot.tg.common import alert, private_tapper, quiet_answer, seat_of_hand, user_tr
-from bot.tg.outbox import Content
 from bot.tg.services import Services
 
 _LOG = logging.getLogger(__name__)

@@ -22,6 +22,7 @@ from telegram.ext import Application
 
 from bot.engine import Deal, Rules
 from bot.render import people_view
+from bot.render.content import Content
 from bot.render.hand_view import finished_hand_content
 from bot.render.i18n import LANGS, Tr, pick_lang
 from bot.render.labels import person_left
@@ -34,6 +35,7 @@ from bot.table.codec import Button
 from bot.table.game import Refusal, target_of
 from bot.table.payloads import BadData, Language, StopGame
 from bot.tg import faults, settings_menu
+from bot.tg.calls import Sent
 from bot.tg.common import (
     Context,
     chat_tr,
@@ -46,7 +48,6 @@ from bot.tg.common import (
     user_tr,
 )
 from bot.tg.lobby import join_by_link
-from bot.tg.outbox import Content, Sent
 from bot.tg.services import Services, TableKey
 from bot.tg.summaries import Unshown, unshown_hands
 

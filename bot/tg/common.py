@@ -12,11 +12,12 @@ from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from bot.engine import Deal, Rules, RulesError
+from bot.render.content import Content
 from bot.render.i18n import Tr, pick_lang
 from bot.storage import Table
 from bot.table.codec import Button
 from bot.table.game import Refusal
-from bot.tg.outbox import Content, Sent
+from bot.tg.calls import Sent
 from bot.tg.services import Services, TableKey
 
 Context = ContextTypes.DEFAULT_TYPE

@@ -30,6 +30,7 @@ from telegram import Chat, ChatMember, InlineKeyboardButton, InlineKeyboardMarku
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
 
+from bot.render.content import Content
 from bot.render.i18n import Tr, pick_lang
 from bot.render.lobby_view import lobby_content
 from bot.render.words import person
@@ -40,7 +41,6 @@ from bot.table.core import key_of
 from bot.table.game import decided_himself
 from bot.table.payloads import Back
 from bot.tg.common import Context, alert, say, services
-from bot.tg.outbox import Content
 from bot.tg.services import Services, TableKey
 
 _LOG = logging.getLogger(__name__)

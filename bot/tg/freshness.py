@@ -10,10 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.engine import Deal
+from bot.render.content import Content
 from bot.storage import Table
 from bot.table.game import FinishedDeal
 from bot.table.usecase import Snapshot
-from bot.tg.outbox import Content
 
 #: A message of a deal: (table id, deal sequence, seat; None for the group's table message).
 Slot = tuple[str, int, int | None]

@@ -15,8 +15,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.render.content import Content
 from bot.storage import Table
-from bot.tg.outbox import Content, Outbox
+from bot.tg.outbox import Outbox
 
 #: Tables whose leftovers are kept at most (the oldest are forgotten first).
 TABLES_KEPT = 10_000

@@ -10,6 +10,7 @@ from telegram import CallbackQuery, Chat, Update, User
 
 from bot.engine import Rules, RulesError
 from bot.render import people_view, rules_menu
+from bot.render.content import Content
 from bot.render.i18n import Tr, pick_lang
 from bot.render.lobby_view import awaiting, default_level, levels, lobby_content
 from bot.render.words import blind_seats, free_seats, pair_names, people_names, three_seats
@@ -45,7 +46,6 @@ from bot.tg.common import (
     thread_of,
     user_tr,
 )
-from bot.tg.outbox import Content
 from bot.tg.services import Services, TableKey
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from bot.render.content import Content
 from bot.render.i18n import Tr, pick_lang
 from bot.storage.quarantine import Quarantined
-from bot.table.core import Core
-from bot.tg.outbox import Content
+from bot.tg.parts import Parts
 
 _LOG = logging.getLogger(__name__)
 
@@ -20,7 +20,7 @@ _LOG = logging.getLogger(__name__)
 class LostTables:
     """Tells the chats whose tables this process moved aside (see the module docstring)."""
 
-    def __init__(self, core: Core) -> None:
+    def __init__(self, core: Parts) -> None:
         self.core = core
         self._tasks: set[asyncio.Task[None]] = set()
         core.storage.on_quarantine = self.told

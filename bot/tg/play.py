@@ -17,6 +17,7 @@ from bot.engine import Discard, IllegalMoveError, Phase, Play
 from bot.engine.cards import QUEEN_OF_CLUBS
 from bot.engine.errors import Reason
 from bot.engine.sochi import N_DISCARDS
+from bot.render.content import Content
 from bot.render.hand_view import PICK_PHASES, pick_choices, picked
 from bot.render.words import SUIT_SYMBOLS, decider
 from bot.storage import StaleWrite, Table
@@ -47,7 +48,6 @@ from bot.tg.coach import hint_tap, review_tap
 from bot.tg.commands import language_tap, stop_tap
 from bot.tg.common import Context, alert, private_tapper, quiet_answer, seat_of_hand, services, user_tr
 from bot.tg.lobby import lobby_tap
-from bot.tg.outbox import Content
 from bot.tg.rematch import rematch_tap
 from bot.tg.services import Services, TableKey, taken_at
 from bot.tg.settings_menu import settings_tap

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import Phase
+from bot.render.content import Content
 from bot.render.i18n import Tr, pick_lang
 from bot.render.live_buttons import everyone, hand_message, on_page, table_message
 from bot.render.lobby_view import lobby_content
@@ -32,12 +33,12 @@ from bot.render.words import decider, seat_name
 from bot.storage import Seat, Table
 from bot.storage.errors import STORAGE_DOWN
 from bot.table.codec import Link
-from bot.table.core import Core, TableKey, key_of
+from bot.table.core import TableKey, key_of
 from bot.table.game import Progress
 from bot.table.ttlcache import TtlCache
 from bot.table.usecase import Change, Snapshot, Tables
 from bot.tg.freshness import Slot, Turn, View, holds, push_due
-from bot.tg.outbox import Content
+from bot.tg.parts import Parts
 from bot.tg.summaries import Summaries
 
 __all__ = ["Presenter", "key_of", "push_due"]
@@ -59,7 +60,7 @@ SAME_KEPT = 16
 class Presenter:
     """See the module docstring."""
 
-    def __init__(self, core: Core, tables: Tables) -> None:
+    def __init__(self, core: Parts, tables: Tables) -> None:
         self.core = core
         self.usecase = tables
         self._views: dict[TableKey, View] = {}

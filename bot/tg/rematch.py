@@ -12,6 +12,7 @@ import secrets
 
 from telegram import Update
 
+from bot.render.content import Content
 from bot.render.lobby_view import lobby_content
 from bot.render.table_view import summary_content
 from bot.storage import Table
@@ -19,7 +20,6 @@ from bot.table.codec import Button
 from bot.table.game import Notice, Refusal
 from bot.table.usecase import Change
 from bot.tg.common import quiet_answer
-from bot.tg.outbox import Content
 from bot.tg.services import Services, TableKey
 
 

@@ -14,12 +14,13 @@ from typing import TypeVar
 
 from bot.storage import Table
 from bot.table.bots import BotDriver
-from bot.table.core import Core, Settings, Stats, TableKey, mark_taken, taken_at
+from bot.table.core import Settings, Stats, TableKey, mark_taken, taken_at
 from bot.table.game import Progress
 from bot.table.timers import Timers
 from bot.table.usecase import Change, Snapshot, Tables
 from bot.tg.announcer import Announcer
 from bot.tg.lost import LostTables
+from bot.tg.parts import Parts
 from bot.tg.presenter import Presenter
 
 R = TypeVar("R")
@@ -28,7 +29,7 @@ __all__ = ["Services", "Settings", "Stats", "TableKey", "mark_taken", "taken_at"
 
 
 @dataclass
-class Services(Core):
+class Services(Parts):
     """The bot's parts, shared by all handlers."""
 
     tables: Tables = field(init=False)

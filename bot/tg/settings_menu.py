@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from telegram import Bot, Chat, ChatMember, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
+from bot.render.content import Content
 from bot.render.i18n import Tr
 from bot.storage import ChatSettings
 from bot.table.codec import Button
@@ -16,7 +17,6 @@ from bot.table.game import Refusal
 from bot.table.payloads import Hints, OnTimeout, TurnTime
 from bot.table.timers import turn_time
 from bot.tg.common import Context, chat_tr, say, services, table_key
-from bot.tg.outbox import Content
 from bot.tg.services import Services
 
 #: The turn times offered (seconds; 0: no turn timer).

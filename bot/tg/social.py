@@ -13,6 +13,7 @@ from bot.engine.errors import RecordError
 from bot.engine.record import dumps, match_result
 from bot.engine.rules import Rules
 from bot.render import sochi_view
+from bot.render.content import Content
 from bot.render.i18n import Tr
 from bot.render.labels import match_pair_players
 from bot.render.replay_view import STEPS, Unfinished, table_of, view_content
@@ -28,8 +29,8 @@ from bot.table.codec import Button
 from bot.table.game import Refusal
 from bot.table.numbers import ascii_number
 from bot.table.payloads import Export, Top, View
+from bot.tg.calls import Sent
 from bot.tg.common import Context, chat_tr, services, thread_of, user_tr
-from bot.tg.outbox import Content, Sent
 from bot.tg.services import Services
 
 #: Matches /history lists (each with its buttons).

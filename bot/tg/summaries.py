@@ -14,11 +14,12 @@ from bot.render.table_view import summary_content
 from bot.storage import Seat, Table
 from bot.storage.errors import STORAGE_DOWN
 from bot.storage.models import PendingSummary
-from bot.table.core import Core, TableKey
+from bot.table.core import TableKey
 from bot.table.game import FinishedDeal
 from bot.table.rotation import as_seated
 from bot.table.usecase import Tables
-from bot.tg.outbox import Sent
+from bot.tg.calls import Sent
+from bot.tg.parts import Parts
 
 _LOG = logging.getLogger(__name__)
 #: Summaries remembered as shown (oldest forgotten first).
@@ -68,7 +69,7 @@ class Summaries:
 
     def __init__(
         self,
-        core: Core,
+        core: Parts,
         tables: Tables,
         user_tr: Callable[[Seat], Awaitable[Tr]],
         tasks: set[asyncio.Task[None]],

@@ -14,10 +14,12 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from bot.render.content import Content
 from bot.storage import RedisStorage
 from bot.storage.budget import RedisBudget
 from bot.storage.cluster import cluster_client
-from bot.tg.outbox import Content, Limits, Outbox
+from bot.table.core import Limits
+from bot.tg.outbox import Outbox
 
 #: Slack for the event loop and the round trip to Redis when comparing times (seconds).
 SLACK = 0.03

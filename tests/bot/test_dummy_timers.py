@@ -9,7 +9,7 @@ import pytest
 
 from bot.sandbox import Driver
 from bot.sandbox.clock import FakeClock
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Services, Settings
 from tests.bot.helpers import lobby, sit, table_of
 from tests.bot.test_dummy_match import _pick

@@ -15,7 +15,7 @@ from bot.sandbox.driver import AnyApplication
 from bot.storage import MatchState, RedisStorage, Table
 from bot.table import game
 from bot.table.codec import Button
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Services, Settings
 from tests.bot.helpers import buttons, inject, legal_hand, start_game
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.sandbox import Driver
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Services, Settings
 from tests.bot.helpers import lobby
 

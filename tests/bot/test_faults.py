@@ -31,9 +31,9 @@ from bot.sandbox.formatting import parse_text
 from bot.storage import RedisStorage, Table, redis_server_binary
 from bot.storage.invariants import check_table
 from bot.table.bots import bot_to_act
+from bot.table.core import Limits
 from bot.table.game import deal_of
 from bot.tg import faults
-from bot.tg.outbox import Limits
 from bot.tg.services import Services, Settings
 from tests.bot.helpers import buttons, legal_hand, lobby, play_until, sit, start_game
 from tests.conftest import _answers, _free_port

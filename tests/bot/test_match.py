@@ -12,7 +12,7 @@ from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
 from bot.table.bots import bot_to_act as bot_to_act_seat
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Services, Settings
 from tests.bot.helpers import NAMES, buttons, inject, legal_hand, lobby, play_until, sit, start_game
 

@@ -13,9 +13,12 @@ import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.request import HTTPXRequest
 
+from bot.render.content import Content
 from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.sandbox.world import NOT_MODIFIED
-from bot.tg.outbox import MAX_ATTEMPTS, Content, Limits, Outbox
+from bot.table.core import Limits
+from bot.tg.calls import MAX_ATTEMPTS
+from bot.tg.outbox import Outbox
 
 pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 

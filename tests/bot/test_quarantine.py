@@ -16,7 +16,7 @@ from bot.sandbox import Driver, StoredMessage
 from bot.sandbox.clock import FakeClock
 from bot.storage import ChatSettings, RedisStorage, StaleWrite, Table
 from bot.storage.quarantine import Quarantined, TableReader, quarantine_key
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Services, Settings
 from tests.bot.helpers import buttons, legal_hand, lobby, start_game
 

@@ -9,10 +9,12 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.app import build_application, services_of
+from bot.render.content import Content
 from bot.sandbox import Driver, Emulator, EmulatorConfig, FakeClock, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
-from bot.tg.outbox import Content, Limits, Outbox
+from bot.table.core import Limits
+from bot.tg.outbox import Outbox
 from bot.tg.services import Services, Settings
 from tests.bot.helpers import lobby, play_until, sit
 

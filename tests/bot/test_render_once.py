@@ -23,7 +23,7 @@ from bot.engine import Deal
 from bot.polling import Poller
 from bot.sandbox import Driver, Emulator
 from bot.storage import Table
-from bot.tg.outbox import markup_json
+from bot.tg.calls import markup_json
 from bot.tg.services import Services
 from tests.bot.helpers import hand_of, play_until, start_game
 

@@ -34,9 +34,9 @@ from bot.sandbox import Driver, Emulator, SimGroup, running_bot
 from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage, Table
+from bot.table.core import Limits
 from bot.table.timers import TimerId
 from bot.tg.common import default_preset
-from bot.tg.outbox import Limits
 from bot.tg.services import Services, Settings
 from tests.bot import test_timers
 from tests.bot.helpers import hand_of, play_until, sit, start_game, table_of

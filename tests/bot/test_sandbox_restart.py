@@ -10,7 +10,7 @@ from bot.app import build_application
 from bot.sandbox import Driver, Emulator, EmulatorConfig, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Settings
 
 

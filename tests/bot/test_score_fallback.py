@@ -15,7 +15,7 @@ from bot.render.i18n import Tr
 from bot.render.words import pair_names, tally_text
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.storage import Table
-from bot.tg.outbox import MAX_ATTEMPTS, LoopPace
+from bot.tg.calls import MAX_ATTEMPTS, LoopPace
 from bot.tg.services import Services
 from tests.bot.helpers import start_game, table_of
 

@@ -48,7 +48,7 @@ from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
 from bot.storage.errors import StorageBusy, storage_down, unwrapped
 from bot.table.bots import bot_to_act, decide
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Services, Settings
 from bot.worker import Worker
 from tests.bot.helpers import legal_hand, lobby, start_game

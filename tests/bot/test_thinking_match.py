@@ -15,7 +15,7 @@ from bot.app import build_application, services_of
 from bot.sandbox import Driver, Emulator, running_bot
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Settings
 from bot.thinking.local import PoolThinker
 from bot.thinking.stream import StreamThinker

@@ -23,8 +23,8 @@ from bot.sandbox import Driver, Emulator, SimGroup, SimUser, running_bot
 from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
 from bot.storage import ChatSettings, MatchState, RedisStorage, Seat, StaleWrite, Table, TimerPlan
+from bot.table.core import Limits
 from bot.table.timers import TIDY_AFTER, TimerId, Turn, turn_of
-from bot.tg.outbox import Limits
 from bot.tg.services import Services, Settings
 from tests.bot.helpers import buttons, legal_hand, lobby, start_game, stop_game, table_of
 

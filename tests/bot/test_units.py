@@ -11,11 +11,14 @@ import pytest
 import redis
 
 from bot.engine import ALL_CARDS, Cut, Declare, Exchange, Play, Suit, Swap
+from bot.render.content import Content
 from bot.render.i18n import LANGS, LOCALES_DIR, Tr, translations
 from bot.storage import EmbeddedRedis
 from bot.table.codec import MAX_CALLBACK, Button, Codec
+from bot.table.core import Limits
 from bot.table.payloads import BadData, decode_action, encode_action
-from bot.tg.outbox import Content, Limits, LoopPace, Outbox
+from bot.tg.calls import LoopPace
+from bot.tg.outbox import Outbox
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -28,7 +28,7 @@ from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.sandbox.limits import COUNTED_METHODS
 from bot.soak.people import Run, play_table
 from bot.storage import RedisStorage
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Settings
 from bot.webhook import SECRET_HEADER
 from tests.deploy.webhooks import webhook_instances

@@ -14,7 +14,7 @@ import pytest
 from bot.app import services_of
 from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.storage import RedisStorage
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Settings
 from bot.webhook import SECRET_HEADER
 from tests.bot.helpers import NAMES

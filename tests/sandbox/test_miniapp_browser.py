@@ -18,7 +18,7 @@ from bot.sandbox import EmulatorConfig
 from bot.sandbox.miniapp import SANDBOX_WEBAPP_URL
 from bot.sandbox.server import SandboxServer, start_sandbox
 from bot.storage import RedisStorage
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Settings
 from tests.sandbox.test_sandbox_browser import CHROMIUM, CHROMIUM_FLAGS, TIMEOUT_MS, _need_chromium
 

@@ -14,7 +14,7 @@ from bot.app import build_application
 from bot.sandbox import EmulatorConfig
 from bot.sandbox.server import SandboxServer, start_sandbox
 from bot.storage import RedisStorage
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Settings
 
 if TYPE_CHECKING:

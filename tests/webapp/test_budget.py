@@ -16,7 +16,7 @@ import pytest
 
 from bot.sandbox import Driver, SimUser
 from bot.sandbox.driver import AnyApplication
-from bot.tg.outbox import Limits
+from bot.table.core import Limits
 from bot.tg.services import Services, Settings
 from bot.webapp.server import LiveTable
 from bot.webapp.session import TableLink
