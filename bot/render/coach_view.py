@@ -1,11 +1,13 @@
-"""The texts of a finished deal's analysis and of a hint (:mod:`bot.tg.coach`)."""
+"""The texts of a finished deal's analysis and of a hint (:mod:`bot.tg.coach`, :mod:`bot.table.hints`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
-from bot.engine import Action, Play
+from bot.engine import Action, Play, SeatView
 from bot.engine.ai.analysis import THRESHOLD, WORLDS, Mistake
+from bot.engine.ai.hint import why
 from bot.render.hand_view import decision_label
 from bot.render.i18n import Tr
 from bot.render.words import card_text
@@ -43,3 +45,8 @@ def hint_text(tr: Tr, action: Action, why: str | None) -> str:
     what = card_text(tr, action.card) if isinstance(action, Play) else decision_label(tr, action)
     text = tr("hint.text", what=what)
     return text if why is None else text + "\n" + tr(f"hint.why.{why}")
+
+
+def hint_words(tr: Tr) -> Callable[[SeatView, Action], str]:
+    """How a hint is said in ``tr``'s language (for :func:`bot.table.hints.hint_for`)."""
+    return lambda view, action: hint_text(tr, action, why(view, action))

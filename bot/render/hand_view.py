@@ -39,12 +39,15 @@ from bot.render import people_view, sochi_view
 from bot.render.brag_view import BRAG_PHASES, brag_lines
 from bot.render.content import Content
 from bot.render.i18n import Tr
-from bot.render.labels import brag_player, card_player, current_index
+from bot.render.labels import brag_player, card_player
 from bot.render.table_view import trick_line
-from bot.render.words import blind_seats, card_text, cards_text, decider, seat_name, suit_text, three_seats
+from bot.render.words import blind_seats, card_text, cards_text, seat_name, suit_text, three_seats
 from bot.storage import Table
 from bot.table.codec import Codec
+from bot.table.game import decider
+from bot.table.moves import PICK_PHASES, pick_choices, picked
 from bot.table.payloads import Act, Held, Hint, Payload, Review, Tick, kind_of
+from bot.table.played_by import current_index
 
 LEGAL_MARK = "✅"
 #: A card ticked in a choice of several cards (the exchange's give), and one that may be ticked.
@@ -89,15 +92,6 @@ def decision_label(tr: Tr, action: Action) -> str:
         case ChooseBragKind(kind):
             return tr(f"val.{kind.value}")
     return "?"  # pragma: no cover - every action type is matched above
-
-
-def picked(table: Table, seat: int, moves: int) -> list[Card]:
-    """The cards ``seat`` has ticked for the decision now open (none if the ticks are of an earlier one)."""
-    m = table.match
-    p = m.picking if m is not None else None
-    if m is None or p is None or (p.deal_seq, p.moves, p.seat) != (m.deal_seq, moves, seat):
-        return []
-    return [Card.parse(code) for code in p.cards]
 
 
 def keyboard(
@@ -180,14 +174,6 @@ def _cut_keyboard(
 
 
 #: Decisions of several cards ticked one by one: the exchange's give, sochi's discard.
-PICK_PHASES = frozenset({Phase.EXCHANGE_GIVE, Phase.DISCARD})
-
-
-def pick_choices(legal: tuple[Action, ...] | list[Action]) -> list[ExchangeGive | Discard]:
-    """The choices of several cards among ``legal`` (all of one kind and size)."""
-    return [a for a in legal if isinstance(a, ExchangeGive | Discard)]
-
-
 def _pick_keyboard(
     tr: Tr, view: SeatView, chosen: list[Card], button: Callable[[str, Payload], InlineKeyboardButton]
 ) -> InlineKeyboardMarkup:

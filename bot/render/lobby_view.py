@@ -3,12 +3,8 @@ picker and the start button."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.engine import KozelError
-from bot.engine.ai import LEVELS, make_player
 from bot.render import rules_menu
 from bot.render.content import Content
 from bot.render.i18n import Tr
@@ -32,24 +28,6 @@ from bot.table.payloads import (
     Sit,
     Start,
 )
-
-
-@lru_cache(maxsize=1)
-def levels() -> tuple[str, ...]:
-    """The bot-player levels that exist in this build, weakest first."""
-    found = []
-    for level in LEVELS:
-        try:
-            make_player(level)
-        except KozelError:
-            continue
-        found.append(level)
-    return tuple(found) or ("random",)
-
-
-def default_level() -> str:
-    """The level a new table offers first: ``easy`` when built, else the weakest available."""
-    return "easy" if "easy" in levels() else levels()[0]
 
 
 def awaiting(table: Table) -> list[int]:

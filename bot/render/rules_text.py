@@ -8,7 +8,7 @@ from functools import cache
 from bot.engine import Rules
 from bot.render import rules_menu
 from bot.render.i18n import Tr
-from bot.render.words import SUIT_SYMBOLS
+from bot.table.game import SUIT_SYMBOLS
 
 
 def _top(tr: Tr, rules: Rules) -> str:

@@ -15,7 +15,7 @@ from bot.render import people_view, sochi_view
 from bot.render.brag_view import public_brag_lines
 from bot.render.content import Content
 from bot.render.i18n import Tr
-from bot.render.labels import card_player, current_index, match_pair_players, pair_players, seat_player
+from bot.render.labels import card_player, match_pair_players, pair_players, seat_player
 from bot.render.words import (
     blind_seats,
     card_text,
@@ -30,6 +30,7 @@ from bot.storage import Table
 from bot.table.codec import Codec
 from bot.table.game import replay, rules_of, target_of
 from bot.table.payloads import Rematch
+from bot.table.played_by import current_index
 from bot.table.rotation import as_seated
 
 #: Eggs drawn at most that get a line each; with more, only the sums are shown.

@@ -5,12 +5,12 @@ from __future__ import annotations
 from html import escape
 
 from bot.engine.cards import Card, Suit
-from bot.engine.rules import BLIND_SEATS, Rules, decider_of
+from bot.engine.rules import BLIND_SEATS, Rules
 from bot.render.i18n import Tr
 from bot.storage import Seat, Table
+from bot.table.game import SUIT_SYMBOLS, decider
 from bot.table.rotation import number_of, rotates
 
-SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦"}
 PAIRS = ((0, 2), (1, 3))
 
 
@@ -91,11 +91,6 @@ def free_seats(table: Table) -> list[int]:
     """The seats still to be taken, by a person or a bot (a blind's seat is never free)."""
     blinds = blind_seats(table)
     return [i for i, s in enumerate(table.seats) if s is None and i not in blinds]
-
-
-def decider(table: Table, seat: int) -> int:
-    """The seat whose occupant takes ``seat``'s decisions: a blind's partner brags for it."""
-    return decider_of(str(table.rules.get("preset")), seat)
 
 
 def person(tr: Tr, s: Seat, seat: int, *, mention: bool = False) -> str:

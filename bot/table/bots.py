@@ -12,20 +12,17 @@ import logging
 import random
 import time
 from collections import deque
-from collections.abc import Coroutine
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from functools import lru_cache
+from typing import Any, Protocol
 
 from bot.engine import Action, KozelError, SeatView, view_for
-from bot.engine.ai import Player, make_player
-from bot.render.lobby_view import lobby_content
-from bot.render.words import decider
+from bot.engine.ai import LEVELS, Player, make_player
 from bot.storage import Table
 from bot.storage.errors import storage_down
-from bot.table.core import TableKey, key_of
-from bot.table.game import Progress
+from bot.table.core import Core, TableKey, key_of
+from bot.table.game import Progress, decider
 from bot.table.usecase import Change, Snapshot, Tables
-from bot.tg.parts import Parts
-from bot.tg.presenter import Presenter
 from bot.thinking import Thinker
 
 _LOG = logging.getLogger(__name__)
@@ -92,13 +89,47 @@ def bot_to_act(shown: Snapshot | Table) -> int | None:
     return seat if person is not None and person.is_bot else None
 
 
+@lru_cache(maxsize=1)
+def levels() -> tuple[str, ...]:
+    """The bot-player levels that exist in this build, weakest first."""
+    found = []
+    for level in LEVELS:
+        try:
+            make_player(level)
+        except KozelError:
+            continue
+        found.append(level)
+    return tuple(found) or ("random",)
+
+
+def default_level() -> str:
+    """The level a new table offers first: ``easy`` when built, else the weakest available."""
+    return "easy" if "easy" in levels() else levels()[0]
+
+
+class Screen(Protocol):
+    """What the bot driver asks of the front end that shows the tables (the Telegram presenter)."""
+
+    def show(
+        self, shown: Snapshot | Table, progress: Progress | None = None, *, taken: float | None = None
+    ) -> None:
+        """Bring the table's messages up to ``shown``."""
+        ...
+
+    async def idle(self, key: TableKey | None = None) -> None:
+        """Wait until the table's messages are out."""
+        ...
+
+
 class BotDriver:
     """Runs one task per table while the deal waits for a bot player."""
 
-    def __init__(self, core: Parts, tables: Tables, presenter: Presenter) -> None:
+    def __init__(self, core: Core, tables: Tables, presenter: Screen) -> None:
         self.core = core
         self.tables = tables
         self.presenter = presenter
+        #: Posts a stored lobby's message (the front end's; see :meth:`post_lobby`).
+        self.lobby_poster: Callable[[Table], Awaitable[None]] | None = None
         self._tasks: dict[TableKey, asyncio.Task[None]] = {}
         #: The newest state of each table this driver was shown (what its bots decide on).
         self._latest: dict[TableKey, Snapshot] = {}
@@ -165,13 +196,8 @@ class BotDriver:
                 table = await core.storage.load_table(*key) or table
             if table.status != "lobby" or table.lobby_message_id is not None:
                 return
-            tr = await self.presenter.group_tr(table.chat_id)
-            sent = await core.outbox.send(
-                table.chat_id, lobby_content(tr, core.codec, table), thread_id=table.thread_id
-            )
-            if sent.message_id is None:
-                return  # the lobby expires with its timer
-            await self.presenter.lobby_posted(key, table.table_id, sent.message_id)
+            if self.lobby_poster is not None:
+                await self.lobby_poster(table)
         except Exception as e:
             _LOG.warning("could not post the lobby of table %s: %s", key, e)
 

@@ -16,13 +16,17 @@ from typing import Any
 
 from bot.engine import Action, Deal, Match, Rules, RulesError
 from bot.engine.actions import action_from_json
-from bot.engine.cards import Card
+from bot.engine.cards import Card, Suit
+from bot.engine.rules import decider_of
 from bot.storage import MatchState, Table
 from bot.storage.invariants import vouch
 from bot.storage.models import PendingSummary
 from bot.table.payloads import decode_action as decode_action  # re-exported: its old home
 from bot.table.payloads import encode_action as encode_action
 from bot.table.rotation import reseat
+
+#: A suit's symbol, as a refusal names it (``alert.must_follow_suit``) and every text shows it.
+SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦"}
 
 
 class Refusal(Exception):
@@ -62,6 +66,11 @@ class Progress:
     match_over: bool = False
     unsupported: bool = False
     deal: Deal | None = None
+
+
+def decider(table: Table, seat: int) -> int:
+    """The seat whose occupant takes ``seat``'s decisions: a blind's partner brags for it."""
+    return decider_of(str(table.rules.get("preset")), seat)
 
 
 def rules_of(table: Table) -> Rules:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.render.words import decider
 from bot.storage import ChatSettings, Table
 from bot.table.core import Settings, TableKey
+from bot.table.game import decider
 from bot.table.usecase import Snapshot
 
 TimerKind = Literal["remind", "timeout", "away", "lobby", "table", "tidy"]

@@ -21,25 +21,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import random
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
-from html import escape
-
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from dataclasses import dataclass
+from typing import Protocol
 
 from bot.engine import Phase, view_for
-from bot.render.content import Content
-from bot.render.labels import bot_played
-from bot.render.lobby_view import default_level, expired_content
-from bot.render.words import decider, seat_name
-from bot.storage import StaleWrite, Table, TimerPlan
+from bot.storage import Seat, StaleWrite, Table, TimerPlan
 from bot.storage.errors import storage_down
 from bot.table import game
-from bot.table.bots import decide
-from bot.table.game import Progress
-from bot.table.payloads import Back
+from bot.table.bots import decide, default_level
+from bot.table.core import Core, TableKey
+from bot.table.game import Progress, decider
+from bot.table.played_by import bot_played
 from bot.table.timer_ids import (
     TAKEN_TURNS,
     TIDY_AFTER,
@@ -53,9 +48,6 @@ from bot.table.timer_ids import (
     turn_time,
 )
 from bot.table.usecase import Change, Snapshot, Tables
-from bot.tg.leftovers import Leftover, Leftovers
-from bot.tg.parts import Parts
-from bot.tg.presenter import Presenter
 
 _LOG = logging.getLogger(__name__)
 #: Timers taken per tick; the rest wait for the next one.
@@ -71,21 +63,63 @@ STORAGE_POLL = 1.0
 TURNS_KEPT = 4096
 
 
+class Notices(Protocol):
+    """What the timers tell people, and the messages of theirs they tidy once moot: the front end's
+    (the Telegram adapter's :class:`bot.tg.timer_notices.TimerNotices`)."""
+
+    def turn_moved(self, table: Table, turn: tuple[int, int, int] | None) -> None:
+        """``table`` changed (``turn``: the one it waits for now): tidy reminders and keyboards now moot."""
+        ...
+
+    async def remind(self, table: Table, person: Seat, seconds: float) -> int | None:
+        """Remind ``person`` (in a DM) that ``seconds`` are left for their decision; the message's id."""
+        ...
+
+    def reminded(self, key: TableKey, item: Reminder) -> None:
+        """Delete the reminder ``item`` once its turn is gone (while this process runs)."""
+        ...
+
+    def tidy(self, key: TableKey, chat_id: int, message_id: int) -> None:
+        """Delete a reminder whose turn is gone (its ``tidy`` timer fired)."""
+        ...
+
+    async def tell(self, table: Table, seat: int, notice: str) -> None:
+        """Tell the group that ``seat`` timed out (``timeout``) or is away now (``away``, ``away_now``)."""
+        ...
+
+    async def lobby_expired(self, table: Table) -> None:
+        """``table``'s lobby was deleted: nobody started it."""
+        ...
+
+    async def table_expired(self, table: Table) -> None:
+        """``table`` was deleted: nobody played it."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Reminder:
+    """A reminder sent: whose turn, in which message, and the ``tidy`` timer that deletes it."""
+
+    table_id: str
+    seat: int
+    chat_id: int
+    message_id: int
+    turn: tuple[int, int, int]
+    timer: str
+
+
 class Timers:
     """Arms the timers of a table after each change, and fires the due ones (see the module docstring)."""
 
-    def __init__(self, core: Parts, tables: Tables, presenter: Presenter) -> None:
+    def __init__(self, core: Core, tables: Tables, notices: Notices) -> None:
         self.core = core
         self.tables = tables
-        self.presenter = presenter
+        self.notices = notices
         self._tasks: set[asyncio.Task[None]] = set()
         #: The timers this process fired lately (tests and logs look at it).
         self.fired: deque[str] = deque(maxlen=1000)
         #: The turn time of each turn planned lately, by its timeout timer (see :meth:`_turn_time`).
         self._turn_times: OrderedDict[str, int] = OrderedDict()
-        #: Reminders and "I'm back" keyboards to tidy once moot (bot/tg/leftovers.py); a
-        #: reminder tidied so drops its ``tidy`` timer, which would otherwise delete it again.
-        self.leftovers = Leftovers(core.outbox, dropped=self._drop_soon)
 
     # ----- arming ------------------------------------------------------------------------------
 
@@ -153,12 +187,15 @@ class Timers:
     def show(self, snap: Snapshot) -> None:
         """A table changed: arm its timers, unless its save did; tidy reminders and keyboards now moot."""
         turn = turn_of(snap)
-        self.leftovers.tidy(snap.table, (turn.deal_seq, turn.moves, turn.seat) if turn is not None else None)
+        self.notices.turn_moved(
+            snap.table, (turn.deal_seq, turn.moves, turn.seat) if turn is not None else None
+        )
         if not snap.armed:
             self.arm_soon(snap)
 
-    def _drop_soon(self, member: str) -> None:
-        """Drop the timer ``member`` in the background (a reminder's ``tidy`` once it is deleted)."""
+    def drop_soon(self, member: str) -> None:
+        """Drop the timer ``member`` in the background (a reminder's ``tidy`` once it is deleted: the
+        notices tidied it, which the timer would otherwise do again)."""
         task = asyncio.create_task(self._drop_logged(member), name="drop timer")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -313,23 +350,20 @@ class Timers:
         seconds = turn_time(await core.storage.chat_settings(table.chat_id), core.settings)
         if await self._held(table, timer, seconds / 2):
             return
-        tr = await self.presenter.user_tr(person)
-        text = tr("timer.reminder", chat=escape(table.chat_title), seconds=math.ceil(seconds / 2))
-        sent = await core.outbox.send(person.user_id, Content(text))
-        if sent.message_id is not None:
+        message_id = await self.notices.remind(table, person, seconds)
+        if message_id is not None:
             # Deleted once the decision is taken or the game ends: by this process as it sees the
             # table change, or — after a restart, or a change another process handled — by its
             # ``tidy`` timer, which any process fires once the turn is gone.
             turn = (timer.deal_seq, timer.moves, timer.seat)
             tidy = TimerId(
-                "tidy", *timer.key, timer.table_id, *turn, message=(person.user_id, sent.message_id)
+                "tidy", *timer.key, timer.table_id, *turn, message=(person.user_id, message_id)
             ).pack()
             await core.storage.add_timers({tidy: core.settings.clock() + seconds / 2 + TIDY_AFTER})
-            item = Leftover(
-                table.table_id, decider(table, timer.seat), person.user_id, sent.message_id, turn=turn,
-                timer=tidy,
-            )  # fmt: skip
-            self.leftovers.add(timer.key, item)
+            item = Reminder(
+                table.table_id, decider(table, timer.seat), person.user_id, message_id, turn, tidy
+            )
+            self.notices.reminded(timer.key, item)
 
     async def _tidy(self, timer: TimerId) -> None:
         """A reminder's turn is gone (taken, timed out, the game over): delete it; else look again later."""
@@ -342,8 +376,7 @@ class Timers:
                 await core.storage.add_timers({timer.pack(): core.settings.clock() + TIDY_AFTER})
                 return
         chat_id, message_id = timer.message
-        self.leftovers.discard(timer.key, chat_id, message_id)
-        core.outbox.delete(chat_id, message_id)
+        self.notices.tidy(timer.key, chat_id, message_id)
 
     async def _timeout(self, timer: TimerId) -> None:
         core = self.core
@@ -400,7 +433,7 @@ class Timers:
         await self.tables.publish(after)
         # The match's end is its last message: a timeout that ended it is not told below the goat.
         if notice is not None and after.table.status == "playing":
-            await self._tell(table, decider(table, timer.seat), notice)
+            await self.notices.tell(table, decider(table, timer.seat), notice)
 
     async def _held(self, table: Table | None, timer: TimerId, span: float) -> bool:
         """Set ``timer`` again for ``span`` after the person's last tick, if they are ticking now."""
@@ -410,77 +443,23 @@ class Timers:
         await self.core.storage.add_timers({timer.pack(): later})
         return True
 
-    async def _tell(self, table: Table, seat: int, notice: str) -> None:
-        """Tell the group a seat timed out (or is away now); an away person also gets "I'm back" in DM."""
-        core = self.core
-        person = table.seats[seat]
-        assert person is not None and person.user_id is not None
-        group = await self.presenter.group_tr(table.chat_id)
-        name = seat_name(group, table, seat)
-        if notice == "timeout":
-            await core.outbox.send(
-                table.chat_id, Content(group("timer.timeout", name=name)), thread_id=table.thread_id
-            )
-            return
-        data = core.codec.data(table.chat_id, table.thread_id, table.table_id, 0, Back())
-        text = group(f"timer.{notice}", name=name)
-        markup = InlineKeyboardMarkup(
-            [[InlineKeyboardButton(group("timer.back_button"), callback_data=data)]]
-        )
-        key = (table.chat_id, table.thread_id)
-        # Each "I'm back" keyboard goes once the person is back (by its button, the other one, or a
-        # move of their own), or when the game ends.
-        sent = await core.outbox.send(table.chat_id, Content(text, markup), thread_id=table.thread_id)
-        if sent.message_id is not None:
-            back = Content(group("timer.back", name=name))
-            item = Leftover(
-                table.table_id, seat, table.chat_id, sent.message_id, back=back, ended=Content(text)
-            )
-            self.leftovers.add(key, item)
-        own = await self.presenter.user_tr(person)
-        dm = InlineKeyboardMarkup([[InlineKeyboardButton(own("timer.back_button"), callback_data=data)]])
-        text = own("timer.away_dm", chat=escape(table.chat_title))
-        sent = await core.outbox.send(person.user_id, Content(text, dm))
-        if sent.message_id is not None:
-            back = Content(own("timer.back", name=escape(person.name)))
-            item = Leftover(
-                table.table_id, seat, person.user_id, sent.message_id, back=back, ended=Content(text)
-            )
-            self.leftovers.add(key, item)
-
     async def _expire_lobby(self, timer: TimerId) -> None:
-        core, presenter = self.core, self.presenter
+        core = self.core
         table = await core.storage.load_table(*timer.key)
         if table is None or table.table_id != timer.table_id or table.status != "lobby":
             return
         if not await self._idle_for(table, timer, core.settings.lobby_ttl):
             return
-        presenter.forget(table)
-        tr = await presenter.group_tr(table.chat_id)
-        if table.lobby_message_id is not None:
-            core.outbox.edit(table.chat_id, table.lobby_message_id, expired_content(tr))
+        await self.notices.lobby_expired(table)
 
     async def _expire_table(self, timer: TimerId) -> None:
-        core, presenter = self.core, self.presenter
+        core = self.core
         table = await core.storage.load_table(*timer.key)
         if table is None or table.table_id != timer.table_id or table.status != "playing":
             return
         if not await self._idle_for(table, timer, core.settings.table_ttl, archive=True):
             return
-        presenter.forget(table)
-        self.leftovers.forget(table)
-        tr = await presenter.group_tr(table.chat_id)
-        if table.table_message_id is not None:
-            core.outbox.edit(table.chat_id, table.table_message_id, Content(tr("timer.table_expired")))
-        else:
-            await core.outbox.send(
-                table.chat_id, Content(tr("timer.table_expired")), thread_id=table.thread_id
-            )
-        for seat, message_id in table.hand_messages.items():
-            person = table.seats[seat]
-            if person is not None and person.user_id is not None:
-                own = await presenter.user_tr(person)
-                core.outbox.edit(person.user_id, message_id, Content(own("timer.table_expired")))
+        await self.notices.table_expired(table)
 
     async def _idle_for(self, table: Table, timer: TimerId, ttl: float, *, archive: bool = False) -> bool:
         """Delete ``table`` if untouched for ``ttl``; else set the timer again for its new end."""

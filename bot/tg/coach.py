@@ -21,40 +21,28 @@ decision asked again is answered from memory and counted once.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
-from collections import OrderedDict
 from typing import Any
 
 from telegram import Update
 
-from bot.engine import Action, KozelError, view_for
-from bot.engine.ai import pool
+from bot.engine import KozelError
 from bot.engine.ai.analysis import Mistake, analyse
-from bot.engine.ai.hint import why
-from bot.render.coach_view import hint_text, review_text
+from bot.render.coach_view import hint_words, review_text
 from bot.render.content import Content
-from bot.render.i18n import Tr
-from bot.render.words import decider
 from bot.stats.entry import entry_id, meta_of
 from bot.storage.redis_store import HISTORY_KEPT
 from bot.table.codec import Button
 from bot.table.game import Notice, Refusal
+from bot.table.hints import hint_for
 from bot.table.payloads import Hint, Review
-from bot.tg.common import alert, private_tapper, quiet_answer, seat_of_hand, user_tr
+from bot.tg.common import alert, private_tapper, quiet_answer, user_tr
 from bot.tg.services import Services
 
 _LOG = logging.getLogger(__name__)
 
 #: Analyses running in this process: (table id, deal index, seat).
 _REVIEWING: set[tuple[str, int, int]] = set()
-#: Hints given lately, by (table id, deal, moves, seat): the same decision asked again is not
-#: thought (nor counted) again; and the ones being thought now.
-_HINTED: OrderedDict[tuple[str, int, int, int], str] = OrderedDict()
-_HINTING: set[tuple[str, int, int, int]] = set()
-HINTS_KEPT = 4096
-#: The level whose decision a hint is.
-HINT_LEVEL = "hard"
 
 
 async def _deal_record(
@@ -117,58 +105,12 @@ async def _analyse(svc: Services, record: dict[str, Any], seat: int) -> list[Mis
     return await asyncio.get_running_loop().run_in_executor(None, analyse, record, seat)
 
 
-def hint_seed(table_id: str, deal_seq: int, moves: int) -> int:
-    """The seed of a hint's decision: the same decision asked twice is thought the same way."""
-    digest = hashlib.sha256(f"hint:{table_id}:{deal_seq}:{moves}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
 async def hint_tap(update: Update, button: Button, payload: Hint, svc: Services) -> None:
     """💡 in a hand: ``hard``'s decision for the person's open decision, as an alert only they see."""
     query = update.callback_query
     assert query is not None
     user = private_tapper(query)
     tr = await user_tr(svc, user)
-    await alert(query, await hint_for(svc, button, payload, user.id, tr))
+    await alert(query, await hint_for(svc.tables, button, payload, user.id, hint_words(tr)))
 
 
-async def hint_for(svc: Services, button: Button, payload: Hint, user_id: int, tr: Tr) -> str:
-    """The hint ``user_id`` asked for with 💡 (in the DM or on the live table's page), in ``tr``'s
-    language; raises :class:`Refusal` (or :class:`Notice`) saying why there is none."""
-    if not (await svc.storage.chat_settings(button.chat_id)).hints:
-        raise Refusal("hint.off")
-    table = await svc.storage.load_table(button.chat_id, button.thread_id)
-    seat = seat_of_hand(table, button, user_id)
-    assert table is not None and table.match is not None
-    m = table.match
-    deal = svc.tables.snapshot(table).deal
-    to_act = deal.to_act if deal is not None else None
-    if deal is None or to_act is None or decider(table, to_act) != seat:
-        raise Refusal("alert.not_your_turn")
-    if payload.moves != len(deal.moves):
-        raise Refusal("hint.stale")
-    key = (table.table_id, m.deal_seq, payload.moves, to_act)
-    said = _HINTED.get(key)
-    if said is not None:
-        return said
-    if key in _HINTING:
-        raise Notice("hint.running")
-    view = view_for(deal, to_act)
-    seed = hint_seed(table.table_id, m.deal_seq, payload.moves)
-    _HINTING.add(key)
-    try:
-        action = await _hard(svc, view, seed)
-    finally:
-        _HINTING.discard(key)
-    text = hint_text(tr, action, why(view, action))
-    _HINTED[key] = text
-    while len(_HINTED) > HINTS_KEPT:
-        _HINTED.popitem(last=False)
-    await svc.storage.count_hint(user_id)
-    return text
-
-
-async def _hard(svc: Services, view: Any, seed: int) -> Action:
-    if svc.thinker is not None:
-        return await svc.thinker.decide(HINT_LEVEL, view, seed)
-    return await asyncio.get_running_loop().run_in_executor(None, pool.decide, HINT_LEVEL, view, seed)

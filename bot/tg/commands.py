@@ -25,7 +25,6 @@ from bot.render import people_view
 from bot.render.content import Content
 from bot.render.hand_view import finished_hand_content
 from bot.render.i18n import LANGS, Tr, pick_lang
-from bot.render.labels import person_left
 from bot.render.rules_text import rules_text
 from bot.render.tally import people_tally_png, tally_png
 from bot.render.words import pair_names, seat_name, tally_text, three_seats
@@ -34,6 +33,7 @@ from bot.storage import Seat, StaleWrite, Table
 from bot.table.codec import Button
 from bot.table.game import Refusal, target_of
 from bot.table.payloads import BadData, Language, StopGame
+from bot.table.played_by import person_left
 from bot.tg import faults, settings_menu
 from bot.tg.calls import Sent
 from bot.tg.common import (
@@ -354,7 +354,7 @@ async def _stop_table(svc: Services, key: TableKey, tr: Tr, table_id: str | None
     else:
         raise StaleWrite(f"table {key} is too busy to stop")
     svc.presenter.forget(table)
-    svc.timers.leftovers.forget(table)  # the reminder and "I'm back" keyboards of the stopped game
+    svc.notices.leftovers.forget(table)  # the reminder and "I'm back" keyboards of the stopped game
     ended = Content(tr("stop.message"))
     chat_id = key[0]
     lobby = table.lobby_message_id if table.status == "lobby" else None

@@ -14,8 +14,6 @@ from telegram.ext import ContextTypes
 from bot.engine import Deal, Rules, RulesError
 from bot.render.content import Content
 from bot.render.i18n import Tr, pick_lang
-from bot.storage import Table
-from bot.table.codec import Button
 from bot.table.game import Refusal
 from bot.tg.calls import Sent
 from bot.tg.services import Services, TableKey
@@ -103,20 +101,6 @@ def private_tapper(query: CallbackQuery) -> User:
     if chat is None or chat.type != Chat.PRIVATE or chat.id != query.from_user.id:
         raise Refusal("alert.unknown_button")
     return query.from_user
-
-
-def seat_of_hand(table: Table | None, button: Button, user_id: int) -> int:
-    """The seat of ``user_id`` at the table whose hand ``button`` stands in, while the deal it names is
-    in play; refused as stale (another table, another deal) or not seated."""
-    if table is None or table.table_id != button.table_id:
-        raise Refusal("alert.stale")
-    m = table.match
-    if table.status != "playing" or m is None or m.deal_seq != button.deal_seq:
-        raise Refusal("alert.stale_deal")
-    seat = table.seat_of(user_id)
-    if seat is None:
-        raise Refusal("alert.not_seated")
-    return seat
 
 
 def default_preset() -> str:

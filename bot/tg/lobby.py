@@ -12,10 +12,11 @@ from bot.engine import Rules, RulesError
 from bot.render import people_view, rules_menu
 from bot.render.content import Content
 from bot.render.i18n import Tr, pick_lang
-from bot.render.lobby_view import awaiting, default_level, levels, lobby_content
+from bot.render.lobby_view import awaiting, lobby_content
 from bot.render.words import blind_seats, free_seats, pair_names, people_names, three_seats
 from bot.storage import ChatSettings, Seat, Table
 from bot.storage.models import seats_for
+from bot.table.bots import default_level, levels
 from bot.table.codec import Button, Link
 from bot.table.game import Notice, Progress, Refusal
 from bot.table.payloads import (

@@ -29,12 +29,12 @@ from bot.render.content import Content
 from bot.render.i18n import Tr, pick_lang
 from bot.render.live_buttons import everyone, hand_message, on_page, table_message
 from bot.render.lobby_view import lobby_content
-from bot.render.words import decider, seat_name
+from bot.render.words import seat_name
 from bot.storage import Seat, Table
 from bot.storage.errors import STORAGE_DOWN
 from bot.table.codec import Link
 from bot.table.core import TableKey, key_of
-from bot.table.game import Progress
+from bot.table.game import Progress, decider
 from bot.table.ttlcache import TtlCache
 from bot.table.usecase import Change, Snapshot, Tables
 from bot.tg.freshness import Slot, Turn, View, holds, push_due

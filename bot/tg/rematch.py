@@ -15,34 +15,12 @@ from telegram import Update
 from bot.render.content import Content
 from bot.render.lobby_view import lobby_content
 from bot.render.table_view import summary_content
-from bot.storage import Table
 from bot.table.codec import Button
-from bot.table.game import Notice, Refusal
+from bot.table.game import Refusal
+from bot.table.rematch import may_rematch, reopen
 from bot.table.usecase import Change
 from bot.tg.common import quiet_answer
 from bot.tg.services import Services, TableKey
-
-
-def reopen(table: Table, user_id: int, table_id: str, now: float) -> None:
-    """Turn a finished match's table into a lobby with its rules and seats; ``user_id`` tapped 🔁."""
-    if table.seat_of(table.creator_id) is None:
-        table.creator_id = user_id
-    table.table_id = table_id  # a new id: keyboards of the finished match must not act on the lobby
-    table.status = "lobby"
-    table.lobby_view = "seats"
-    table.match = None
-    table.lobby_message_id = None
-    table.table_message_id = None
-    table.hand_messages = {}
-    table.pushed = {}
-    table.dm_failed = []
-    table.pending_summaries = []
-    table.timeouts = {}
-    table.away = []
-    table.blocked = []
-    # Who tapped plays; the others say so (or leave) in the lobby.
-    table.unconfirmed = [p.user_id for _, p in table.humans if p.user_id is not None and p.user_id != user_id]
-    table.created_at = table.updated_at = now
 
 
 async def rematch_tap(update: Update, button: Button, svc: Services) -> None:
@@ -59,13 +37,7 @@ async def rematch_tap(update: Update, button: Button, svc: Services) -> None:
     table_id = secrets.token_hex(3)
 
     def change(c: Change) -> None:
-        table = c.table
-        if table is not None and table.table_id != button.table_id and table.status != "over":
-            raise Notice("rematch.taken")  # someone tapped first: the new lobby is below
-        if table is None or table.table_id != button.table_id or table.status != "over":
-            raise Refusal("alert.stale")
-        if table.seat_of(user.id) is None:
-            raise Refusal("alert.not_seated")
+        table = may_rematch(c.table, button, user.id)
         assert table.match is not None
         finished[:] = [summary_content(tr, svc.codec, table, len(table.match.deals) - 1)]
         reopen(table, user.id, table_id, svc.settings.clock())

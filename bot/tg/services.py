@@ -12,9 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from bot.render.lobby_view import lobby_content
 from bot.storage import Table
 from bot.table.bots import BotDriver
-from bot.table.core import Settings, Stats, TableKey, mark_taken, taken_at
+from bot.table.core import Settings, Stats, TableKey, key_of, mark_taken, taken_at
 from bot.table.game import Progress
 from bot.table.timers import Timers
 from bot.table.usecase import Change, Snapshot, Tables
@@ -22,6 +23,7 @@ from bot.tg.announcer import Announcer
 from bot.tg.lost import LostTables
 from bot.tg.parts import Parts
 from bot.tg.presenter import Presenter
+from bot.tg.timer_notices import TimerNotices
 
 R = TypeVar("R")
 
@@ -36,6 +38,7 @@ class Services(Parts):
     presenter: Presenter = field(init=False)
     driver: BotDriver = field(init=False)
     timers: Timers = field(init=False)
+    notices: TimerNotices = field(init=False)
     announcer: Announcer = field(init=False)
     lost: LostTables = field(init=False)
 
@@ -44,12 +47,27 @@ class Services(Parts):
         self.tables = Tables(self)
         self.presenter = Presenter(self, self.tables)
         self.driver = BotDriver(self, self.tables, self.presenter)
-        self.timers = Timers(self, self.tables, self.presenter)
+        self.driver.lobby_poster = self.post_lobby
+        # The notices come first: a reminder they tidy drops its timer through the timers.
+        self.notices = TimerNotices(
+            self, self.presenter, dropped=lambda member: self.timers.drop_soon(member)
+        )
+        self.timers = Timers(self, self.tables, self.notices)
         self.tables.renderers[:] = [self.presenter, self.driver, self.timers]
         self.tables.planner = self.timers.plan
         self.announcer = Announcer(self, self.presenter)
         self.tables.announce = self.announcer.announce
         self.lost = LostTables(self)
+
+    async def post_lobby(self, table: Table) -> None:
+        """Post the message of a stored lobby that has none (for :meth:`BotDriver.post_lobby`)."""
+        tr = await self.presenter.group_tr(table.chat_id)
+        sent = await self.outbox.send(
+            table.chat_id, lobby_content(tr, self.codec, table), thread_id=table.thread_id
+        )
+        if sent.message_id is None:
+            return  # the lobby expires with its timer
+        await self.presenter.lobby_posted(key_of(table), table.table_id, sent.message_id)
 
     def lock(self, key: TableKey) -> asyncio.Lock:
         """The in-process lock of a table."""

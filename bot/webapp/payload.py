@@ -20,18 +20,10 @@ from bot.engine.view import SeatView
 from bot.render.hand_view import hand_content
 from bot.render.i18n import Tr
 from bot.render.table_view import live_content, match_over_lines
-from bot.render.words import (
-    blind_seats,
-    card_text,
-    decider,
-    pair_names,
-    seat_name,
-    suit_text,
-    tally_text,
-)
+from bot.render.words import blind_seats, card_text, pair_names, seat_name, suit_text, tally_text
 from bot.storage import Table
 from bot.table.codec import Codec
-from bot.table.game import target_of
+from bot.table.game import decider, target_of
 from bot.table.payloads import Act, BadData, Held
 
 __all__ = ["payload_for", "seen_cards", "viewer_seat"]

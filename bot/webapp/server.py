@@ -32,16 +32,17 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.render.coach_view import hint_words
 from bot.render.i18n import Tr, pick_lang
 from bot.storage import StaleWrite
 from bot.storage.errors import STORAGE_DOWN
 from bot.table.game import Notice, Refusal
+from bot.table.hints import hint_for
+from bot.table.moves import pick_move, play_move
 from bot.table.payloads import Act, BadData, Held, Hint, Tick
-from bot.tg.coach import hint_for
-from bot.tg.play import pick_move, play_move
-from bot.tg.services import Services
 from bot.webapp.initdata import InitDataError, check_init_data
 from bot.webapp.live import RECHECK, LiveHub
+from bot.webapp.parts import Parts
 from bot.webapp.payload import payload_for
 from bot.webapp.session import LinkError, Session, Tokens
 
@@ -68,7 +69,7 @@ class LiveTable:
 
     def __init__(
         self,
-        services: Callable[[], Services | None],
+        services: Callable[[], Parts | None],
         bot_token: str,
         hub: Callable[[], LiveHub | None],
         *,
@@ -83,7 +84,7 @@ class LiveTable:
         self.clock = clock
         self._requests: dict[int, deque[float]] = defaultdict(deque)
 
-    def attach(self, svc: Services, hub: LiveHub) -> None:
+    def attach(self, svc: Parts, hub: LiveHub) -> None:
         """Turn the live table on for the bot's services: its links on the table message and the
         hands, every saved version published through ``hub``, and no DM calls for a person's hand
         while their page is open."""
@@ -103,7 +104,7 @@ class LiveTable:
 
     # -- helpers -----------------------------------------------------------------------------------
 
-    def _svc(self) -> Services:
+    def _svc(self) -> Parts:
         svc = self._services()
         if svc is None:
             raise _error(web.HTTPServiceUnavailable, "starting")
@@ -132,11 +133,11 @@ class LiveTable:
         self._limit(session.user_id)
         return session
 
-    async def _tr(self, svc: Services, user_id: int, telegram_lang: str | None = None) -> Tr:
+    async def _tr(self, svc: Parts, user_id: int, telegram_lang: str | None = None) -> Tr:
         chosen = await svc.presenter.lang_of(user_id)
         return Tr(pick_lang(chosen, telegram_lang))
 
-    async def _payload(self, svc: Services, session: Session) -> dict[str, Any] | None:
+    async def _payload(self, svc: Parts, session: Session) -> dict[str, Any] | None:
         link = session.link
         snap = await svc.tables.load((link.chat_id, link.thread_id))
         if snap is None or snap.table.table_id != link.table_id:
@@ -220,7 +221,7 @@ class LiveTable:
         return response
 
     async def _stream(
-        self, svc: Services, session: Session, hub: LiveHub, response: web.StreamResponse, last: int
+        self, svc: Parts, session: Session, hub: LiveHub, response: web.StreamResponse, last: int
     ) -> None:
         """Send the table's state at every saved version until the table is gone or the session ends;
         meanwhile the viewer counts as present (no DM calls for their hand)."""
@@ -275,13 +276,12 @@ class LiveTable:
             ):
                 raise Refusal("alert.stale")
             if isinstance(payload, Act | Held):
-                await play_move(svc, button, payload, session.user_id)
+                await play_move(svc.tables, button, payload, session.user_id)
             elif isinstance(payload, Tick):
-                await pick_move(svc, button, payload, session.user_id)
+                await pick_move(svc.tables, button, payload, session.user_id)
             elif isinstance(payload, Hint):  # 💡 where the chat allows hints: said on the page alone
-                return web.json_response(
-                    {"ok": True, "text": await hint_for(svc, button, payload, session.user_id, tr)}
-                )
+                text = await hint_for(svc.tables, button, payload, session.user_id, hint_words(tr))
+                return web.json_response({"ok": True, "text": text})
             else:
                 raise Refusal("alert.unknown_button")
         except Notice as notice:

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 import pytest
 
 from bot.engine import ALL_CARDS
-from bot.render.words import SUIT_SYMBOLS
 from bot.sandbox import Driver, StoredMessage
 from bot.table import game
 from bot.table.codec import Button
+from bot.table.game import SUIT_SYMBOLS
 from bot.tg.services import Services
 from tests.bot.helpers import buttons, hand_of, inject, legal_hand, lobby, play_until, sit, start_game
 

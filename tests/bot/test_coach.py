@@ -17,7 +17,7 @@ from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.stats.entry import Meta, Player, make_entry
 from bot.stats.standings import personal_of
 from bot.storage import MatchState, RedisStorage, Table
-from bot.table import game
+from bot.table import game, hints
 from bot.table.payloads import BadData, Hint, Hints, Review, decode, encode
 from bot.tg import coach
 from bot.tg.services import Services
@@ -151,7 +151,7 @@ async def test_a_hint_is_hards_choice_with_its_why_seen_only_by_the_person_and_c
     deal = game.deal_of(table)
     assert deal is not None
     view = view_for(deal, 2)
-    expected = pool.decide("hard", view, coach.hint_seed(table.table_id, 2, 1))
+    expected = pool.decide("hard", view, hints.hint_seed(table.table_id, 2, 1))
     assert expected == Play(card("9D"))  # the ♣Q kept from the шмон
     reason = why(view, expected)
     line = RU("hint.text", what=card_text(RU, card("9D")))

@@ -11,13 +11,13 @@ import pytest
 from bot.engine import Card
 from bot.render.brag_view import public_brag_lines
 from bot.render.i18n import Tr
-from bot.render.labels import BY_BOT, BY_PERSON
 from bot.render.table_view import summary_content
 from bot.render.words import card_text
 from bot.sandbox import Driver, SimGroup, SimUser
 from bot.sandbox.clock import FakeClock
 from bot.storage import Table
 from bot.table.game import replay, rules_of
+from bot.table.played_by import BY_BOT, BY_PERSON
 from bot.tg.services import Services
 from tests.bot.helpers import buttons, legal_hand, play_until, start_game, stop_game, table_of
 from tests.bot.test_timers import armed, clock, eventually, one_human_game, played, settings

@@ -6,8 +6,8 @@ level of the bots to be seated and of those already seated, as its label says.
 
 from __future__ import annotations
 
-from bot.render.lobby_view import levels
 from bot.sandbox import Driver, SimUser, StoredMessage
+from bot.table.bots import levels
 from bot.tg.services import Services
 from tests.bot.helpers import buttons, lobby, table_of
 

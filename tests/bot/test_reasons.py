@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.engine.cards import Suit
 from bot.engine.errors import IllegalMoveError, Reason
 from bot.render.i18n import LANGS, Tr
-from bot.tg.play import REASON_KEYS, reason_key, refusal_of
+from bot.table.moves import REASON_KEYS, reason_key, refusal_of
 
 
 def test_every_reason_has_a_localized_alert_in_both_catalogs() -> None:

@@ -29,11 +29,11 @@ from telegram import Update
 from bot.app import build_application, services_of
 from bot.engine import Rules
 from bot.render.i18n import pick_lang, set_default_lang
-from bot.render.lobby_view import default_level
 from bot.sandbox import Driver, Emulator, SimGroup, running_bot
 from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
 from bot.storage import RedisStorage, Table
+from bot.table.bots import default_level
 from bot.table.core import Limits
 from bot.table.timers import TimerId
 from bot.tg.common import default_preset

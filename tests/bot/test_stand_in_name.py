@@ -9,12 +9,13 @@ import random
 from bot.engine import Play, Rules
 from bot.render.hand_view import hand_content
 from bot.render.i18n import Tr
-from bot.render.labels import match_pair_players, person_left
+from bot.render.labels import match_pair_players
 from bot.render.table_view import live_content, summary_content, turn_line
 from bot.render.words import seat_name
 from bot.storage import Seat, Table
 from bot.table import game
 from bot.table.codec import Codec
+from bot.table.played_by import person_left
 
 VERA = 2
 

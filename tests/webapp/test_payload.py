@@ -19,10 +19,11 @@ from bot.engine import Rules, view_for
 from bot.engine.cards import ALL_CARDS, Card
 from bot.engine.rules import BLIND_SEATS, PRESETS
 from bot.render.i18n import Tr
-from bot.render.words import card_text, decider
+from bot.render.words import card_text
 from bot.storage import Seat, Table
 from bot.table import game
 from bot.table.codec import Codec
+from bot.table.game import decider
 from bot.webapp.payload import payload_for, public_cards, seen_cards
 
 CODEC = Codec(b"k")
