@@ -1,22 +1,17 @@
-"""The parts every layer of the handlers shares, built once by the composition root.
+"""The parts every layer shares, built once by the composition root: settings, bench timings, and
+:class:`Core` (storage, codec, settings, where bot players think).
 
-The handlers are layered, each importing only the layers below it (``tests/bot/test_layers.py``
-checks there is no import circle):
+The Telegram side is three packages, each importing only those before it (see each package's
+docstring; ``tests/bot/test_layout_imports.py`` checks the direction, ``tests/bot/test_layers.py``
+that no module imports itself back):
 
-1. pieces with no state of their own: :mod:`~bot.table.codec`, :mod:`~bot.render.i18n`,
-   :mod:`~bot.tg.outbox`, :mod:`~bot.tg.leftovers`, the views, and
-   :mod:`~bot.table.game` (the engine behind a table);
-2. this module: settings, bench timings, and :class:`Core` (storage, outbox, codec, settings);
-3. :mod:`~bot.table.usecase`: the one path a change of a table takes, ending in a
-   :class:`~bot.table.usecase.Snapshot` handed to the renderers;
-4. the renderers, which read snapshots: :mod:`~bot.tg.presenter`, :mod:`~bot.table.bots`
-   (bot players, which play through the use case), :mod:`~bot.table.timers`, and
-   :mod:`~bot.tg.announcer` (the achievements a finish earned, after the presenter's result);
-5. :mod:`~bot.tg.services` (:class:`~bot.tg.services.Services`: all of the above for
-   the update handlers) and the update handlers themselves: ``play``, ``lobby``, ``rematch``,
-   ``commands``, ``settings_menu``, ``faults``, ``social`` (/top, /stats, /history and its viewer,
-   /export, over the views ``standings_view`` and ``replay_view``), ``coach`` (a finished deal's
-   review and the 💡 hint, over ``coach_view``).
+1. :mod:`bot.table`, the application layer: this module; the button payloads and their codec;
+   :mod:`~bot.table.usecase` (the one path a change of a table takes, ending in a
+   :class:`~bot.table.usecase.Snapshot` handed to the renderers); the moves, hints, timers, bot
+   players and rematch built on it. No python-telegram-bot.
+2. :mod:`bot.render`: message content from table state (the views, words, labels, the tally).
+3. :mod:`bot.tg`, the Telegram adapter: the update handlers, the presenter and what it sends with,
+   the outbox, and :class:`~bot.tg.services.Services` (all of the above for the handlers).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Every button tap: decode, check it belongs to this person and deal, apply, save, render.
 
 A tap is read by the codec (:meth:`~bot.table.codec.Codec.read`) into a typed payload and routed
-by its type; a move goes through the table use case (:meth:`~bot.table.usecase.Tables.run`) and
-its snapshot is handed to the renderers.
+by its type; a card or a decision is :func:`bot.table.moves.play_move` (a tick
+:func:`~bot.table.moves.pick_move`), the same the live table's page calls: the table use case
+(:meth:`~bot.table.usecase.Tables.run`) saves it and hands its snapshot to the renderers.
 """
 
 from __future__ import annotations
