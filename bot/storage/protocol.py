@@ -34,6 +34,10 @@ class Storage(Protocol):
         aside (``on_quarantine`` is told) and reads as none."""
         ...
 
+    async def table_stamp(self, chat_id: int, thread_id: int | None) -> tuple[int, str] | None:
+        """The stored table's stamp (version and revision) without the table: None if there is none."""
+        ...
+
     async def save_table(
         self, table: Table, *, ttl: float, data: str | None = None, timers: TimerPlan | None = None
     ) -> None:

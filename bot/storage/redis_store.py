@@ -138,6 +138,17 @@ class RedisStorage:
         key = self.table_key(chat_id, thread_id)
         return await self._reader.load(key, chat_id, thread_id, self.on_quarantine)
 
+    async def table_stamp(self, chat_id: int, thread_id: int | None) -> tuple[int, str] | None:
+        """The stored table's stamp (version, revision) alone: one small read, to tell whether a copy
+        is still the stored state. None if there is none (or its version is not a number)."""
+        version, revision = await self.client.hmget(self.table_key(chat_id, thread_id), ["v", "r"])
+        if isinstance(revision, bytes):
+            revision = revision.decode("ascii", "replace")
+        try:
+            return None if version is None else (int(version), revision or "")
+        except ValueError:
+            return None
+
     async def save_table(
         self, table: Table, *, ttl: float, data: str | None = None, timers: TimerPlan | None = None
     ) -> None:
