@@ -120,6 +120,10 @@ class Sent:
     chat_id: int | None = None
 
 
+#: Whether a call is still wanted when its turn comes: at once, or after a look (a read of storage).
+Wanted = Callable[[], bool | Awaitable[bool]]
+
+
 @dataclass
 class _Op:
     kind: str  # "edit", "send", "photo", "document" or "delete"
@@ -138,7 +142,7 @@ class _Op:
     #: Queued by :meth:`Outbox.post`: an identical one still waiting is not queued twice.
     posted: bool = False
     #: Asked before each attempt: False drops the call unsent (its message is moot by then).
-    wanted: Callable[[], bool] | None = None
+    wanted: Wanted | None = None
 
 
 @dataclass
@@ -255,11 +259,12 @@ class Outbox:
         content: Content,
         *,
         thread_id: int | None = None,
-        wanted: Callable[[], bool] | None = None,
+        wanted: Wanted | None = None,
     ) -> Sent:
         """Send a new message when its turn comes; ``Sent.forbidden`` if the user blocked the bot.
         ``wanted`` is asked when the turn comes (and before a retry): False drops the message unsent
-        (``Sent(None)``), as a table stopped while its next deal's messages waited for the pace."""
+        (``Sent(None)``), as a table stopped while its next deal's messages waited for the pace. It
+        may be a coroutine function (awaited then: it must not raise), e.g. to read the stored table."""
         return await self._enqueue(_Op("send", chat_id, content, thread_id=thread_id, wanted=wanted))
 
     async def send_photo(
@@ -454,8 +459,10 @@ class Outbox:
     async def _call(self, op: _Op) -> Sent:
         backoff = RETRY_FIRST
         for _ in range(MAX_ATTEMPTS):
-            if op.wanted is not None and not op.wanted():
-                return Sent(None)
+            if op.wanted is not None:
+                answer = op.wanted()
+                if not (answer if isinstance(answer, bool) else await answer):
+                    return Sent(None)
             try:
                 sent = await self._call_once(op)
                 if sent.message_id is not None and op.kind != "edit":
