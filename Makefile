@@ -30,16 +30,18 @@ bench: $(STAMP)
 bot-bench: $(STAMP)
 	$(BIN)/python -m bot.bench --tables 100
 
-# 200 tables for 3 minutes through two bot instances, one killed every ~30 s; exits 1 on any error,
-# invariant violation, or acknowledged move lost or doubled (docs/operations.md).
+# 200 tables for 3 minutes through two bot instances, one killed every ~30 s, the bot players thinking
+# in two worker processes, one killed (and replaced) every ~20 s; exits 1 on any error, invariant
+# violation, or acknowledged move lost or doubled (docs/operations.md).
 soak: $(STAMP)
-	$(BIN)/python -m bot.soak --tables 200 --minutes 3 --instances 2 --restart-every 30
+	$(BIN)/python -m bot.soak --tables 200 --minutes 3 --instances 2 --restart-every 30 \
+		--workers 2 --kill-worker-every 20
 
 # The same on a fresh six-node Redis Cluster (Redis's 15-s node timeout) whose master of a table is
 # killed (SIGKILL) 60 s in: play waits for the replica's promotion and goes on.
 soak-failover: $(STAMP)
 	$(BIN)/python -m tests.cluster -- $(BIN)/python -m bot.soak --tables 200 --minutes 3 --instances 2 \
-		--restart-every 30 --kill-master-after 60
+		--restart-every 30 --workers 2 --kill-worker-every 20 --kill-master-after 60
 
 # A six-node Redis Cluster (3 masters, 3 replicas) on free loopback ports until Ctrl-C; prints its
 # REDIS_URL (redis+cluster://seed,seed,...), reports a node that dies and restarts it on `restart`

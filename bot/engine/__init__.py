@@ -20,10 +20,11 @@ from bot.engine.actions import (
 from bot.engine.brag import CUT_NAMES, cut_points
 from bot.engine.cards import ALL_CARDS, Card, Rank, Suit, card, cards, deck_for
 from bot.engine.deal import N_SEATS, PAIR_OF, PARTNER_OF, Deal, DealResult, Phase, Trick
-from bot.engine.errors import IllegalMoveError, KozelError, RecordError, RulesError
+from bot.engine.errors import KozelError, RecordError, RulesError
 from bot.engine.match import GOAT, GOAT_WITH_DRIVERS, Match
 from bot.engine.order import Tables, tables_for
 from bot.engine.record import deal_result, match_result, replay_deal, result_of
+from bot.engine.refusal import IllegalMoveError
 from bot.engine.rules import BragKind, JackOrder, Rules, TrumpMode
 from bot.engine.view import SeatView, view_for
 

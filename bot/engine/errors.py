@@ -1,12 +1,13 @@
-"""The engine's error types: every refusal names what was wrong."""
+"""The engine's error types: every refusal names what was wrong.
+
+A refused move, :class:`~bot.engine.refusal.IllegalMoveError`, carries one of the :class:`Reason` values
+here but lives in :mod:`bot.engine.refusal`: it names a suit, and this module, below the cards
+(:mod:`bot.engine.cards` raises :class:`KozelError`), knows none.
+"""
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from bot.engine.cards import Suit
 
 
 class KozelError(ValueError):
@@ -38,20 +39,6 @@ class Reason(StrEnum):
     BY_THE_LAST = "by_the_last"
     #: A choice of the right kind that the rules do not allow here (a brag or give of wrong cards…).
     NOT_ALLOWED = "not_allowed"
-
-
-class IllegalMoveError(KozelError):
-    """A move that the rules do not allow in this position; ``reason`` says why, for programs, and
-    ``suit`` the suit that must be followed (:attr:`Reason.MUST_FOLLOW`)."""
-
-    def __init__(self, message: str, reason: Reason = Reason.NOT_ALLOWED, suit: Suit | None = None) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.suit = suit
-
-    def __reduce__(self) -> tuple[type[IllegalMoveError], tuple[str, Reason, Suit | None]]:
-        # Keeps the reason across processes (pickle rebuilds an exception from its args alone).
-        return (type(self), (str(self), self.reason, self.suit))
 
 
 class RulesError(KozelError):

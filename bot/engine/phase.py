@@ -1,10 +1,12 @@
-"""The phases of a deal, the trick record, and the deal as the phases before the first lead see it."""
+"""The phases of a deal, the trick record, ``sochi``'s talon, and the deal as the phases before the first
+lead see it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from bot.engine.actions import (
     Action,
@@ -22,9 +24,6 @@ from bot.engine.cards import Card, Suit
 from bot.engine.errors import Reason
 from bot.engine.order import Tables
 from bot.engine.rules import Rules
-
-if TYPE_CHECKING:
-    from bot.engine.sochi import TalonState
 
 
 class Phase(StrEnum):
@@ -84,6 +83,30 @@ class Trick(NamedTuple):
     def to_json(self) -> dict[str, Any]:
         """The trick as RULES.md §7 prints it."""
         return {"leader": self.leader, "plays": [[s, c.code] for s, c in self.plays], "winner": self.winner}
+
+
+@dataclass(slots=True)
+class TalonState:
+    """The talon and the discards of a ``sochi`` deal, which :mod:`bot.engine.sochi` plays; kept here, as
+    :class:`DealCore` shows it to the brag too (a ``sochi`` brag deal's talon forms its sides)."""
+
+    #: The two talon cards, shown to all once dealt (empty before).
+    talon: tuple[Card, ...] = ()
+    #: The ♣Q holder, once the sides are formed.
+    lone: int | None = None
+    #: The two cards he discarded face down (empty until he has).
+    discards: tuple[Card, ...] = ()
+    #: Who leads the first trick: the brag's taker, else the lone player.
+    leader: int | None = None
+
+    def copy(self) -> TalonState:
+        """An independent copy (its fields are immutable)."""
+        return TalonState(self.talon, self.lone, self.discards, self.leader)
+
+    @property
+    def taken(self) -> bool:
+        """Whether the lone player has taken the talon into his hand."""
+        return self.lone is not None
 
 
 class DealCore(Protocol):

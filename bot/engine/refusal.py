@@ -1,5 +1,5 @@
-"""Why a deal refuses an action: the :class:`~bot.engine.errors.IllegalMoveError` :meth:`Deal.why_not`
-returns and :meth:`Deal.apply` raises — its ``reason`` for programs (the bot's localized answers), its
+"""Why a deal refuses an action: the :class:`IllegalMoveError` :meth:`Deal.why_not` returns and
+:meth:`Deal.apply` raises — its ``reason`` for programs (the bot's localized answers), its
 message for people reading logs and records.
 
 Whether an action is allowed is the phases' own rule (:mod:`bot.engine.brag`, :mod:`bot.engine.flip`,
@@ -10,21 +10,31 @@ card is checked on the mask before any of this runs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from bot.engine import brag, flip, sochi
 from bot.engine.actions import Action, action_to_json
-from bot.engine.cards import SUITS, Card
-from bot.engine.errors import IllegalMoveError, Reason
+from bot.engine.cards import SUITS, Card, Suit
+from bot.engine.deal_state import DealState
+from bot.engine.errors import KozelError, Reason
 from bot.engine.order import TRUMP
 from bot.engine.phase import Phase
 from bot.engine.play import PlayState
 
-if TYPE_CHECKING:
-    from bot.engine.deal import Deal
+
+class IllegalMoveError(KozelError):
+    """A move that the rules do not allow in this position; ``reason`` says why, for programs, and
+    ``suit`` the suit that must be followed (:attr:`Reason.MUST_FOLLOW`)."""
+
+    def __init__(self, message: str, reason: Reason = Reason.NOT_ALLOWED, suit: Suit | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.suit = suit
+
+    def __reduce__(self) -> tuple[type[IllegalMoveError], tuple[str, Reason, Suit | None]]:
+        # Keeps the reason across processes (pickle rebuilds an exception from its args alone).
+        return (type(self), (str(self), self.reason, self.suit))
 
 
-def why_not(deal: Deal, seat: int, action: Action) -> IllegalMoveError | None:
+def why_not(deal: DealState, seat: int, action: Action) -> IllegalMoveError | None:
     """Why ``seat`` may not take ``action`` (a decision before the first lead) now; ``None``: he may."""
     phase = deal.phase
     said: str | None = None
@@ -52,7 +62,7 @@ def why_not(deal: Deal, seat: int, action: Action) -> IllegalMoveError | None:
     return IllegalMoveError(f"{what}: {waiting if said is None else said}", why)
 
 
-def why_not_play(deal: Deal, seat: int, c: Card) -> IllegalMoveError:
+def why_not_play(deal: DealState, seat: int, c: Card) -> IllegalMoveError:
     """Why ``seat`` may not play ``c`` now (the caller has found it outside his legal mask)."""
     who = f"seat {seat} cannot play {c}"
     if deal.phase is Phase.OVER:

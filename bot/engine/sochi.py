@@ -9,46 +9,22 @@ talon and discards two cards face down (never the ♣Q); their points count for 
 brag decided the lead.
 
 These functions drive the deal through its public interface (:class:`bot.engine.phase.DealCore`), as
-:mod:`bot.engine.brag` and :mod:`bot.engine.flip` do; the talon's state is a :class:`TalonState` the
-deal keeps and hands in.
+:mod:`bot.engine.brag` and :mod:`bot.engine.flip` do; the talon's state is a
+:class:`~bot.engine.phase.TalonState` the deal keeps and hands in.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import combinations
 
 from bot.engine.actions import Action, Discard
 from bot.engine.cards import QUEEN_OF_CLUBS, Card, cards_of
-from bot.engine.phase import DealCore, Phase, Refusal, refused
+from bot.engine.phase import DealCore, Phase, Refusal, TalonState, refused
 
 #: The lone player's side and the pair's, in ``Deal.pair_of`` and in every per-side figure.
 LONE, PAIR = 0, 1
 #: Cards the lone player discards.
 N_DISCARDS = 2
-
-
-@dataclass(slots=True)
-class TalonState:
-    """The talon and the discards of a sochi deal."""
-
-    #: The two talon cards, shown to all once dealt (empty before).
-    talon: tuple[Card, ...] = ()
-    #: The ♣Q holder, once the sides are formed.
-    lone: int | None = None
-    #: The two cards he discarded face down (empty until he has).
-    discards: tuple[Card, ...] = ()
-    #: Who leads the first trick: the brag's taker, else the lone player.
-    leader: int | None = None
-
-    def copy(self) -> TalonState:
-        """An independent copy (its fields are immutable)."""
-        return TalonState(self.talon, self.lone, self.discards, self.leader)
-
-    @property
-    def taken(self) -> bool:
-        """Whether the lone player has taken the talon into his hand."""
-        return self.lone is not None
 
 
 def sides(n: int, lone: int) -> tuple[int, ...]:

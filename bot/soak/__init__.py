@@ -5,6 +5,8 @@ a key prefix of this run's own (deleted at the end), so a soak never touches rea
 is posted to every instance that is up, and again until one answers 200 (as Telegram delivers what
 was not confirmed; an instance answers only once it has handled the update), and every
 ``--restart-every`` seconds one instance, picked at random, is killed with SIGKILL and started again.
+With ``--workers N`` the bot players think in N worker processes (``BOT_THINKING=redis``), and every
+``--kill-worker-every`` seconds one of them is killed with SIGKILL and a fresh one started.
 On a Redis Cluster on this machine ``--kill-master-after S`` also kills (SIGKILL) the master of a
 table's keys S seconds in (``make soak-failover``).
 
@@ -17,10 +19,12 @@ Printed: deals finished, taps handled, move waits (p50/p95/max seconds from a pe
 decision to its acknowledgement), errors (lines logged at ERROR or above by any instance: must be 0),
 invariant violations (states the scan finds broken, plus saves the storage refused as broken: must be
 0) and acknowledged moves lost or doubled (not in the records, or there twice: must be 0), with the
-restarts and what they cost (taps left unanswered). The exit status is 1 unless all three are 0.
+restarts and what they cost (taps left unanswered), the workers killed, the jobs another worker took
+over and the decisions no worker answered in time. The exit status is 1 unless all three are 0.
 
-Modules: :mod:`bot.soak.instances` (the bot processes), :mod:`bot.soak.people` (the simulated people),
-:mod:`bot.soak.check` (the checks at the end), :mod:`bot.soak.run` (the run and the command line).
+Modules: :mod:`bot.soak.instances` (the bot and worker processes), :mod:`bot.soak.people` (the
+simulated people), :mod:`bot.soak.check` (the checks at the end), :mod:`bot.soak.run` (the run and the
+command line).
 """
 
 from bot.soak.run import main, run

@@ -85,6 +85,20 @@ def log_errors(paths: list[Path]) -> tuple[list[str], int, int]:
     return errors, warnings, refused
 
 
+def log_lines(paths: list[Path], text: str) -> int:
+    """How many log lines of ``paths`` have ``text`` in their message."""
+    found = 0
+    for path in paths:
+        if not path.exists():
+            continue
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                found += text in json.loads(line)["msg"]
+            except (ValueError, KeyError, TypeError):
+                continue
+    return found
+
+
 @dataclass
 class _Match:
     """A match as stored: its deals by sequence number (``deal_seq`` - 1) and its people's seats."""

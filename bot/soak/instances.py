@@ -1,4 +1,5 @@
-"""The soak's bot instances: each a process of its own in webhook mode, killed and started again."""
+"""The soak's processes: bot instances (each in webhook mode) and thinking workers (``python -m
+bot.worker``'s loop), each a process of its own, killed and started again."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from bot.logs import setup_logging
 from bot.storage import RedisStorage
 from bot.table.core import Limits
 from bot.tg.services import Settings
+from bot.thinking.job import NICE
 from bot.webhook import serve_webhook, stop_webhook
+from bot.worker import Worker
 
 WEBHOOK_PATH = "/soak"
 
@@ -73,6 +76,48 @@ class Instance:
             await self.kill()
 
 
+@dataclass
+class WorkerProcess:
+    """One thinking worker process (``--serve-worker``); its log lines go to ``log``. ``name`` is its
+    consumer's name in the jobs' group (the soak's own, so a takeover can be told from its log)."""
+
+    index: int
+    log: Path
+    env: dict[str, str]
+    process: asyncio.subprocess.Process | None = None
+    started: int = 0
+
+    @property
+    def name(self) -> str:
+        """This start's consumer name: ``soak-w<index>.<start>``."""
+        return f"soak-w{self.index}.{self.started}"
+
+    async def start(self) -> None:
+        """Start the process (it waits for Redis and the jobs' group itself)."""
+        self.started += 1
+        with self.log.open("ab") as log:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot.soak", "--serve-worker", self.name,
+                env=self.env, stdout=log, stderr=log,
+            )  # fmt: skip
+
+    async def kill(self) -> None:
+        """SIGKILL: a job in hand stays pending in the group, for another worker to take over."""
+        if self.process is not None and self.process.returncode is None:
+            self.process.send_signal(signal.SIGKILL)
+            await self.process.wait()
+
+    async def stop(self) -> None:
+        """SIGTERM (the worker ends after the decision in hand), then wait (SIGKILL after 10 s)."""
+        if self.process is None or self.process.returncode is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(self.process.wait(), 10)
+        except TimeoutError:
+            await self.kill()
+
+
 def free_port() -> int:
     """A loopback port free now."""
     with socket.socket() as s:
@@ -92,6 +137,8 @@ async def serve_bot(port: int) -> None:
         storage=storage,
         settings=Settings(
             bot_delay=float(env.get("KOZEL_SOAK_BOT_DELAY", "0.2")),
+            # "redis": the bot players' decisions are the worker processes' jobs (--workers).
+            thinking=env.get("KOZEL_SOAK_THINKING", "threads"),
             limits=Limits() if env.get("KOZEL_SOAK_PACED", "1") == "1" else Limits.off(),
         ),
         rate_limiter=False,
@@ -109,3 +156,20 @@ async def serve_bot(port: int) -> None:
     await stop.wait()
     await stop_webhook(app, runner)
     await storage.close()
+
+
+async def serve_worker(name: str) -> None:
+    """The worker side: one thinking worker (:class:`bot.worker.Worker`) named ``name`` until SIGTERM
+    (settings from ``KOZEL_SOAK_*``), logging JSON lines at INFO (a job taken over is one)."""
+    env = os.environ
+    with contextlib.suppress(OSError):
+        os.nice(NICE)  # as python -m bot.worker: the instances' taps come first
+    setup_logging("INFO", "json")
+    url, prefix = env["KOZEL_SOAK_REDIS"], env["KOZEL_SOAK_PREFIX"]
+    storage = RedisStorage.from_url(url, prefix=prefix, max_connections=4)
+    worker = Worker(storage.client, prefix=storage.prefix, name=name)
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, worker.stopping.set)
+    try:
+        await worker.run()
+    finally:
+        await storage.close()

@@ -52,6 +52,8 @@ class Counts:
     unanswered: int = 0
     alerts: int = 0
     restarts: int = 0
+    #: Thinking workers killed (and replaced).
+    worker_kills: int = 0
     #: Instances that did not come up after a kill (started again a second later).
     failed_starts: int = 0
     rematches: int = 0

@@ -23,8 +23,8 @@ from redis.exceptions import RedisError
 
 from bot.app import codec_for
 from bot.sandbox import Driver, Emulator, EmulatorConfig
-from bot.soak.check import check_moves, count_deals, log_errors, quantiles, scan, stored_matches
-from bot.soak.instances import WEBHOOK_PATH, Instance, free_port, serve_bot
+from bot.soak.check import check_moves, count_deals, log_errors, log_lines, quantiles, scan, stored_matches
+from bot.soak.instances import WEBHOOK_PATH, Instance, WorkerProcess, free_port, serve_bot, serve_worker
 from bot.soak.people import TAP_TIMEOUT, Run, play_table
 from bot.storage import EmbeddedRedis, RedisStorage
 from bot.storage.cluster import is_cluster_url
@@ -32,6 +32,10 @@ from bot.webhook import SECRET_HEADER
 
 #: Seconds before an update no instance answered 200 is posted again (Telegram's retry, made quick).
 REDELIVER_AFTER = 1.0
+#: What a worker's log line says when it takes over a killed worker's job (bot/worker.py), and an
+#: instance's when no worker answered in time (bot/thinking/stream.py).
+TAKEN_OVER = "took over job"
+FELL_BACK = "no worker answered"
 #: Hosts a master may be killed on (``--kill-master-after``): its process must be on this machine.
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -94,6 +98,19 @@ async def _restarts(run: Run, http: aiohttp.ClientSession, every: float, rng: ra
         run.counts.restarts += 1
 
 
+async def _worker_kills(run: Run, workers: list[WorkerProcess], every: float, rng: random.Random) -> None:
+    """Every ``every`` seconds kill (SIGKILL) one thinking worker, at random, and start a fresh one in
+    its place: a job it held is taken over by another worker once idle (bot/thinking/stream.py)."""
+    while True:
+        await asyncio.sleep(every * rng.uniform(0.5, 1.5))
+        if run.over:
+            return
+        worker = rng.choice(workers)
+        await worker.kill()
+        run.counts.worker_kills += 1
+        await worker.start()
+
+
 async def _kill_master(run: Run, storage: RedisStorage, after: float) -> str:
     """``after`` seconds in, kill (SIGKILL) the master that holds the first table's keys; it must
     run on this machine. Returns which, and when."""
@@ -131,9 +148,11 @@ async def _retrying(what: Any, seconds: float = 60.0) -> Any:
             await asyncio.sleep(1.0)
 
 
-async def _extend(run: Run, storage: RedisStorage, restarts: int, deals: int, limit: float) -> None:
-    """Push the run's end back, up to ``limit``, until it has ``restarts`` restarts and ``deals``
-    finished deals."""
+async def _extend(
+    run: Run, storage: RedisStorage, restarts: int, deals: int, limit: float, worker_kills: int = 0
+) -> None:
+    """Push the run's end back, up to ``limit``, until it has ``restarts`` restarts, ``worker_kills``
+    workers killed and ``deals`` finished deals."""
     while True:
         await asyncio.sleep(max(0.0, run.stop_at - time.monotonic() - 3.0))
         if run.over or time.monotonic() >= limit:
@@ -141,11 +160,12 @@ async def _extend(run: Run, storage: RedisStorage, restarts: int, deals: int, li
         if run.stop_at - time.monotonic() > 3.5:
             continue
         finished = 0
-        if run.counts.restarts >= restarts:
+        killed = run.counts.restarts >= restarts and run.counts.worker_kills >= worker_kills
+        if killed:
             with contextlib.suppress(RedisError):  # a master failing over: counted at the next try
                 async for table in storage.tables():
                     finished, _ = count_deals(table, finished, 0)
-        if run.counts.restarts >= restarts and finished >= deals:
+        if killed and finished >= deals:
             return
         run.stop_at = min(limit, run.stop_at + 3.0)
 
@@ -163,17 +183,23 @@ async def run(
     workdir: Path | None = None,
     min_restarts: int = 0,
     min_deals: int = 0,
+    min_worker_kills: int = 0,
     max_seconds: float | None = None,
     kill_master_after: float | None = None,
+    workers: int = 0,
+    kill_worker_every: float | None = None,
 ) -> dict[str, Any]:
     """Soak ``tables`` tables for ``seconds``; return the figures (see :mod:`bot.soak`).
 
     ``paced``: the instances pace their calls as in production (Telegram's per-chat limits);
     without, every call goes at once (quicker games, for short runs). ``min_restarts`` and
-    ``min_deals``: past ``seconds`` the run goes on until it has seen that many restarts and
-    finished deals (a slow or loaded machine gets there later), but not past ``max_seconds``.
+    ``min_deals`` (and ``min_worker_kills``): past ``seconds`` the run goes on until it has seen that
+    many restarts, finished deals and workers killed (a slow or loaded machine gets there later), but
+    not past ``max_seconds``.
     ``kill_master_after``: on a Redis Cluster whose nodes run on this machine, kill the master of a
-    table's keys that many seconds in.
+    table's keys that many seconds in. ``workers``: that many thinking worker processes take the
+    bot players' decisions (``BOT_THINKING=redis``; 0: each instance thinks in its threads), one of
+    them killed (SIGKILL) and replaced about every ``kill_worker_every`` seconds.
     """
     workdir = workdir or Path(tempfile.mkdtemp(prefix="kozel-soak-"))
     server: EmbeddedRedis | None = None
@@ -197,29 +223,43 @@ async def run(
                 "KOZEL_SOAK_SECRET": secret,
                 "KOZEL_SOAK_BOT_DELAY": str(bot_delay),
                 "KOZEL_SOAK_PACED": "1" if paced else "0",
+                "KOZEL_SOAK_THINKING": "redis" if workers else "threads",
+                "DATA_DIR": str(workdir / "data"),  # a worker's heartbeat file
                 "PYTHONUNBUFFERED": "1",
             }
             bots = [Instance(i, free_port(), workdir / f"bot-{i}.log", env) for i in range(instances)]
+            thinkers = [WorkerProcess(i, workdir / f"worker-{i}.log", env) for i in range(workers)]
             driver = Driver(emulator.world, default_timeout=TAP_TIMEOUT)
             soak = Run(emulator, driver, codec_for(emulator.token), bots, secret, stop_at=float("inf"))
             done = asyncio.Event()
             pump = asyncio.create_task(_pump(soak, http, done))
             kill: asyncio.Task[str] | None = None
+            worker_kills: asyncio.Task[None] | None = None
             try:
+                for w in thinkers:
+                    await w.start()
                 await asyncio.gather(*(b.start(http) for b in bots))
                 soak.stop_at = time.monotonic() + seconds
                 restarts = asyncio.create_task(
                     _restarts(soak, http, restart_every, random.Random(rng.random()))
                 )
                 limit = time.monotonic() + max(seconds, max_seconds or seconds)
-                extend = asyncio.create_task(_extend(soak, storage, min_restarts, min_deals, limit))
+                extend = asyncio.create_task(
+                    _extend(soak, storage, min_restarts, min_deals, limit, min_worker_kills)
+                )
                 if kill_master_after is not None:
                     kill = asyncio.create_task(_kill_master(soak, storage, kill_master_after))
+                if thinkers and kill_worker_every:
+                    worker_kills = asyncio.create_task(
+                        _worker_kills(soak, thinkers, kill_worker_every, random.Random(rng.random()))
+                    )
                 await asyncio.gather(
                     *(play_table(soak, n, random.Random(rng.random())) for n in range(tables))
                 )
                 await restarts
                 await extend
+                if worker_kills is not None:
+                    await worker_kills
                 killed = await kill if kill is not None else None
                 # Let what is in flight land, then stop the instances gracefully. (Not "until quiet":
                 # bot players, and turn timers playing for people, keep the tables going.)
@@ -227,13 +267,18 @@ async def run(
             finally:
                 if kill is not None and not kill.done():
                     kill.cancel()
+                if worker_kills is not None and not worker_kills.done():
+                    worker_kills.cancel()
                 for b in bots:
                     await b.stop()
+                for w in thinkers:
+                    await w.stop()
                 done.set()
                 await pump
             found = await _retrying(lambda: scan(storage))
             moves = check_moves(soak.counts.moves, await _retrying(lambda: stored_matches(storage)))
-            errors, warnings, refused = log_errors([b.log for b in bots])
+            logs = [b.log for b in bots] + [w.log for w in thinkers]
+            errors, warnings, refused = log_errors(logs)
             answered = sum(1 for c in emulator.world.calls_of("answerCallbackQuery") if c.ok)
             return {
                 "tables": tables,
@@ -243,6 +288,12 @@ async def run(
                 "restarts": soak.counts.restarts,
                 "failed_starts": soak.counts.failed_starts,
                 "master_killed": killed,
+                "workers": workers,
+                "worker_kills": soak.counts.worker_kills,
+                # Jobs a killed worker held, thought again by another (its log line says so), and
+                # decisions no worker answered within the instance's wait (thought by the instance).
+                "jobs_taken_over": log_lines([w.log for w in thinkers], TAKEN_OVER),
+                "decisions_thought_by_instance": log_lines([b.log for b in bots], FELL_BACK),
                 "deals_finished": found["finished"],
                 "void_deals": found["void"],
                 "matches_archived": found["archived_matches"],
@@ -297,12 +348,26 @@ def main() -> None:
         "--kill-master-after", type=float, metavar="SECONDS",
         help="on a Redis Cluster on this machine ($REDIS_URL): kill a table's master that many seconds in",
     )  # fmt: skip
+    parser.add_argument(
+        "--workers", type=int, default=0,
+        help="thinking worker processes taking the bot players' decisions (0: the instances think)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--kill-worker-every", type=float, metavar="SECONDS",
+        help="seconds between kills (mean) of a worker, replaced by a fresh one",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--serve-bot", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-worker", metavar="NAME", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_bot:
         asyncio.run(serve_bot(args.serve_bot))
         return
+    if args.serve_worker:
+        asyncio.run(serve_worker(args.serve_worker))
+        return
+    if args.kill_worker_every is not None and args.workers < 2:
+        parser.error("--kill-worker-every needs --workers 2 or more (one to take over a killed one's job)")
     if args.kill_master_after is not None and not is_cluster_url(os.environ.get("REDIS_URL", "")):
         parser.error("--kill-master-after needs REDIS_URL of a Redis Cluster (make soak-failover starts one)")
     figures = asyncio.run(
@@ -315,6 +380,8 @@ def main() -> None:
             bot_delay=args.bot_delay,
             paced=not args.unpaced,
             kill_master_after=args.kill_master_after,
+            workers=args.workers,
+            kill_worker_every=args.kill_worker_every,
         )
     )
     if args.json:

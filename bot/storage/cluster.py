@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 import zlib
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.connection import SSLConnection, parse_url
@@ -23,9 +23,6 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import MaxConnectionsError, RedisClusterException, ResponseError
 
 from bot.storage.errors import unwrapped
-
-if TYPE_CHECKING:
-    from bot.storage.redis_store import RedisStorage
 
 CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
 #: Sorted sets the timers are spread over on a cluster (each in a slot of its own, polled in turn);
@@ -157,8 +154,31 @@ def timer_bucket(member: str, buckets: int) -> int:
     return zlib.crc32(timer_group(member).encode()) % buckets
 
 
+class SlotMover(Protocol):
+    """What a move across slots needs of the storage (:class:`bot.storage.redis_store.RedisStorage`,
+    which calls these functions): its client, its keys and its two table scripts."""
+
+    client: Any
+
+    def table_key(self, chat_id: int, thread_id: int | None) -> str:
+        """The table of a chat, or of a forum topic in it."""
+        ...
+
+    def history_key(self, chat_id: int) -> str:
+        """The chat's finished matches."""
+        ...
+
+    async def run_put_new(self, key: str, version: int, revision: str, data: str, ttl_ms: int) -> int:
+        """Create the table ``key`` at ``version`` and ``revision`` unless it exists (-1)."""
+        ...
+
+    async def run_delete(self, table_key: str, history_key: str, stamp: tuple[int, str]) -> int:
+        """Compare-and-delete the table ``key`` at ``stamp`` (version, revision) (1 if deleted)."""
+        ...
+
+
 async def move_across_slots(
-    store: RedisStorage, old: int, new: int, data: str, stamp: tuple[int, str], revision: str, ttl_ms: int
+    store: SlotMover, old: int, new: int, data: str, stamp: tuple[int, str], revision: str, ttl_ms: int
 ) -> int:
     """Move a table from chat ``old`` to ``new`` when the two chats' keys are on different slots.
 
@@ -179,7 +199,7 @@ async def move_across_slots(
     return 1
 
 
-async def move_key(store: RedisStorage, old: str, new: str) -> None:
+async def move_key(store: SlotMover, old: str, new: str) -> None:
     """Move ``old`` to ``new`` across slots (DUMP, RESTORE, DEL) unless ``new`` exists (RENAMENX's rule)."""
     client = store.client
     payload = await client.dump(old)

@@ -34,6 +34,10 @@ class Storage(Protocol):
         aside (``on_quarantine`` is told) and reads as none."""
         ...
 
+    async def table_stamp(self, chat_id: int, thread_id: int | None) -> tuple[int, str] | None:
+        """The stored table's stamp (version and revision) without the table: None if there is none."""
+        ...
+
     async def save_table(
         self, table: Table, *, ttl: float, data: str | None = None, timers: TimerPlan | None = None
     ) -> None:
@@ -159,11 +163,14 @@ class Storage(Protocol):
         """
         ...
 
-    async def claim_timers(self, now: float, limit: int = 100, *, lease: float = 60.0) -> list[str]:
+    async def claim_timers(
+        self, now: float, limit: int = 100, *, lease: float = 60.0, token: str | None = None
+    ) -> list[str]:
         """Take the timers due by ``now`` off the schedule, atomically: each is claimed by one process.
 
         A claimed timer is held for ``lease`` seconds; one not finished by then (its process died)
-        is due again at the next claim.
+        is due again at the next claim. The same claim again (``token``, while the lease lasts)
+        returns what it took: a claim whose answer was lost can be made again.
         """
         ...
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any, TypeVar
@@ -137,6 +138,17 @@ class RedisStorage:
         moved aside and reads as none (:mod:`bot.storage.quarantine`)."""
         key = self.table_key(chat_id, thread_id)
         return await self._reader.load(key, chat_id, thread_id, self.on_quarantine)
+
+    async def table_stamp(self, chat_id: int, thread_id: int | None) -> tuple[int, str] | None:
+        """The stored table's stamp (version, revision) alone: one small read, to tell whether a copy
+        is still the stored state. None if there is none (or its version is not a number)."""
+        version, revision = await self.client.hmget(self.table_key(chat_id, thread_id), ["v", "r"])
+        if isinstance(revision, bytes):
+            revision = revision.decode("ascii", "replace")
+        try:
+            return None if version is None else (int(version), revision or "")
+        except ValueError:
+            return None
 
     async def save_table(
         self, table: Table, *, ttl: float, data: str | None = None, timers: TimerPlan | None = None
@@ -424,6 +436,10 @@ class RedisStorage:
         """
         return f"{{{self.timers_key(bucket)}}}:inflight"
 
+    def claim_key(self, bucket: int, token: str) -> str:
+        """What the claim ``token`` took from a bucket (kept for its lease; the bucket's slot)."""
+        return f"{{{self.timers_key(bucket)}}}:claim:{token}"
+
     def bucket_of(self, member: str) -> int:
         """The bucket that holds the timer ``member``."""
         return timer_bucket(member, self.timer_buckets)
@@ -456,12 +472,18 @@ class RedisStorage:
             added = added and bool(ok)
         return added
 
-    async def claim_timers(self, now: float, limit: int = 100, *, lease: float = 60.0) -> list[str]:
+    async def claim_timers(
+        self, now: float, limit: int = 100, *, lease: float = 60.0, token: str | None = None
+    ) -> list[str]:
         """Move the due timers to the in-flight sets for ``lease`` seconds, one Lua script per bucket.
 
         Buckets are polled in turn, from a different one each call, until ``limit`` are claimed;
-        the claimed timers come back in the order they were due.
+        the claimed timers come back in the order they were due. A claim made again with the same
+        ``token`` (while the lease lasts) returns what that claim took: a claim whose answer was lost
+        with its connection (applied, then retried on a new one, or by the next tick) is not left to
+        its lease. Without a token the call makes one (redis-py's own retries reuse it).
         """
+        token = token or secrets.token_hex(8)
         found: list[tuple[float, str]] = []
         first = self._next_bucket
         self._next_bucket = (first + 1) % self.timer_buckets
@@ -469,8 +491,9 @@ class RedisStorage:
             if len(found) >= limit:
                 break
             bucket = (first + step) % self.timer_buckets
-            keys = [self.timers_key(bucket), self.inflight_key(bucket)]
-            flat = await self._claim(keys=keys, args=[repr(now), str(limit - len(found)), repr(now + lease)])
+            keys = [self.timers_key(bucket), self.inflight_key(bucket), self.claim_key(bucket, token)]
+            args = [repr(now), str(limit - len(found)), repr(now + lease), str(max(1, int(lease * 1000)))]
+            flat = await self._claim(keys=keys, args=args)
             found += [(float(flat[i + 1]), str(flat[i])) for i in range(0, len(flat), 2)]
         found.sort()
         return [member for _, member in found]

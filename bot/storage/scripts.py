@@ -77,11 +77,15 @@ redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
 return 1
 """
 # KEYS[1] a bucket of the timers' sorted set, KEYS[2] its timers in flight (score: when the lease
-# ends); ARGV: now, how many at most, lease end. Leases that ended (the process that claimed them died
-# before firing) go back to the due set first; due members then move to the in-flight set, in one
-# script, so of several processes claiming at once exactly one gets each timer. Returns members and
-# their due times, flat.
+# ends), KEYS[3] the record of this claim (its token's); ARGV: now, how many at most, lease end, how
+# long the record is kept (ms). Leases that ended (the process that claimed them died before firing)
+# go back to the due set first; due members then move to the in-flight set, in one script, so of
+# several processes claiming at once exactly one gets each timer. Returns members and their due
+# times, flat. A claim that took any is recorded under its token: the same claim again (its answer
+# was lost with its connection) returns what it took rather than nothing.
 CLAIM = """
+local prior = redis.call('GET', KEYS[3])
+if prior then return cjson.decode(prior) end
 local n = tonumber(ARGV[2])
 local lost = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, n)
 for _, m in ipairs(lost) do
@@ -93,6 +97,7 @@ for i = 1, #due, 2 do
   redis.call('ZREM', KEYS[1], due[i])
   redis.call('ZADD', KEYS[2], ARGV[3], due[i])
 end
+if #due > 0 then redis.call('SET', KEYS[3], cjson.encode(due), 'PX', ARGV[4]) end
 return due
 """
 # KEYS[1] an update's claim; ARGV: now, lease end, how long a claim is kept (s). The claim holds

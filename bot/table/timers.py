@@ -6,10 +6,11 @@ JobQueue job (:func:`tick`) moves the due ones to an in-flight set under a lease
 so of several processes exactly one fires each, and a timer that came due while the bot was down
 fires at the first tick after a start. A fired timer's lease is released; one whose process died
 before firing it goes back to the due set when its lease ends, and the next tick (of any process)
-takes it. One that fails while storage is unavailable (:mod:`bot.storage.errors`) is due again a
-second after storage is back. A timer names the turn it was set for (deal and number of moves); one that fires
-after the turn moved on does nothing: the change that plays for the absent seat is a compare-and-set
-that checks the turn again.
+takes it; a claim whose answer was lost is made again under its token, and returns what it took.
+One that fails while storage is unavailable (:mod:`bot.storage.errors`) is due again a second after
+storage is back. A timer names the turn it was set for (deal and number of moves); one that fires
+after the turn moved on does nothing: the change that plays for the absent seat is a
+compare-and-set that checks the turn again.
 
 Kinds: ``remind`` (a DM at half time), ``timeout`` (the bot player decides for the absent person; two
 timeouts in a row, or one when the chat's ``/settings`` say so, make the seat *away*), ``away`` (a
@@ -22,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import secrets
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -116,6 +118,8 @@ class Timers:
         self.tables = tables
         self.notices = notices
         self._tasks: set[asyncio.Task[None]] = set()
+        #: The token of a claim that failed (its answer lost, say): the next tick makes it again.
+        self._claim: str | None = None
         #: The timers this process fired lately (tests and logs look at it).
         self.fired: deque[str] = deque(maxlen=1000)
         #: The turn time of each turn planned lately, by its timeout timer (see :meth:`_turn_time`).
@@ -236,11 +240,16 @@ class Timers:
 
         A claim is a lease (``Settings.timer_lease``): a timer claimed by a process that dies before
         it has fired is due again once the lease ends, and the next claim (of any process) takes it.
+        A claim that raised may have been applied (its answer lost with the connection): the next
+        tick makes it again under the same token, and gets what it took, so those timers fire at
+        once rather than after their lease.
         """
         settings = self.core.settings
+        self._claim = token = self._claim or secrets.token_hex(8)
         claimed = await self.core.storage.claim_timers(
-            settings.clock(), CLAIM_BATCH, lease=settings.timer_lease
+            settings.clock(), CLAIM_BATCH, lease=settings.timer_lease, token=token
         )
+        self._claim = None
         for member in claimed:
             task = asyncio.create_task(self._fire_claimed(member), name=f"timer {member}")
             self._tasks.add(task)

@@ -13,7 +13,7 @@ import json
 import logging
 import operator
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -79,6 +79,10 @@ class Sent:
     chat_id: int | None = None
 
 
+#: Whether a call is still wanted when its turn comes: at once, or after a look (a read of storage).
+Wanted = Callable[[], bool | Awaitable[bool]]
+
+
 @dataclass
 class Op:
     kind: str  # "edit", "send", "photo", "document" or "delete"
@@ -97,7 +101,7 @@ class Op:
     #: Queued by :meth:`Outbox.post`: an identical one still waiting is not queued twice.
     posted: bool = False
     #: Asked before each attempt: False drops the call unsent (its message is moot by then).
-    wanted: Callable[[], bool] | None = None
+    wanted: Wanted | None = None
 
 
 class Calls:
@@ -125,8 +129,10 @@ class Calls:
     async def _call(self, op: Op) -> Sent:
         backoff = RETRY_FIRST
         for _ in range(MAX_ATTEMPTS):
-            if op.wanted is not None and not op.wanted():
-                return Sent(None)
+            if op.wanted is not None:
+                answer = op.wanted()
+                if not (answer if isinstance(answer, bool) else await answer):
+                    return Sent(None)
             try:
                 sent = await self._call_once(op)
                 if sent.message_id is not None and op.kind != "edit":

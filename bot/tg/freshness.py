@@ -1,19 +1,25 @@
 """What the presenter knows of a table (:class:`View`), and whether what a render is about to send is
 still current: the render's state still the newest (:meth:`View.outdated`), a new message still
-wanted when its turn comes (:meth:`View.wants`), a seat still its person's (:func:`holds`), a
-decision due as a new message (:func:`push_due`)."""
+wanted when its turn comes (:meth:`View.wants`; a new hand also by the table as stored then,
+:meth:`View.hand_wanted`), a seat still its person's (:func:`holds`), a decision due as a new
+message (:func:`push_due`)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bot.engine import Deal
 from bot.render.content import Content
-from bot.storage import Table
+from bot.storage import Storage, Table
+from bot.storage.errors import STORAGE_DOWN
+from bot.table.core import TableKey
 from bot.table.game import FinishedDeal
 from bot.table.usecase import Snapshot
+
+_LOG = logging.getLogger(__name__)
 
 #: A message of a deal: (table id, deal sequence, seat; None for the group's table message).
 Slot = tuple[str, int, int | None]
@@ -37,7 +43,7 @@ class View:
     #: only in message ids the presenter stored (see ``Presenter._keep``): stamp -> the stamp whose
     #: content it shows.
     same: dict[tuple[int, str], tuple[int, str]] = field(default_factory=dict)
-    #: The contents made for one content stamp (see ``Presenter._made``): the renders after a
+    #: The contents made for one content stamp (see :meth:`made_now`): the renders after a
     #: message id is stored show the same texts and keyboards, and do not make them again.
     made_at: tuple[str, tuple[int, str]] | None = None
     made: dict[tuple[object, ...], Content] = field(default_factory=dict)
@@ -52,6 +58,14 @@ class View:
         table = self.table
         return table.table_id, self.same.get(table.stamp, table.stamp)
 
+    def made_now(self) -> dict[tuple[object, ...], Content]:
+        """The contents already made for the content of the newest snapshot (emptied when it changes)."""
+        at = self.content_at()
+        if self.made_at != at:
+            self.made_at = at
+            self.made = {}
+        return self.made
+
     def outdated(self, at: tuple[str, tuple[int, str]]) -> bool:
         """Whether a render of the content ``at`` must stop: the table is gone, or a newer state of
         it is known (a person left, a move was made, the deal ended): the next render shows that."""
@@ -65,12 +79,54 @@ class View:
         still the person ``user_id``'s."""
 
         def wanted() -> bool:
-            table = self.table
-            if self.gone or table.table_id != table_id or table.status != "playing" or table.match is None:
-                return False
-            return table.match.deal_seq == seq and (seat is None or holds(table, seat, user_id))
+            return not self.gone and plays(self.table, table_id, seq, seat, user_id)
 
         return wanted
+
+    def hand_wanted(
+        self,
+        storage: Storage,
+        key: TableKey,
+        slot: tuple[str, int, int, int],
+        seen: Callable[[Table | None], None],
+    ) -> Callable[[], Awaitable[bool]]:
+        """:meth:`wants` for a new hand message (``slot``: table id, deal sequence, seat, the person),
+        asked when its turn comes, and then also of the table as stored at that moment: another
+        process may have changed it (a /leave handled there) since this one's newest snapshot.
+
+        One small read (the stored stamp); the table itself only if that is not the newest
+        snapshot's, and then handed to ``seen`` (None: the table is gone), so this process shows it.
+        While storage does not answer, the snapshot's word stands: keeping the message's id checks
+        the stored table again, and deletes a hand that is no longer the seat's.
+        """
+        table_id, seq, seat, user_id = slot
+        wanted = self.wants(table_id, seq, seat, user_id)
+
+        async def stored_wants() -> bool:
+            if not wanted():
+                return False
+            checked = self.table.stamp
+            try:
+                if await storage.table_stamp(*key) == checked:
+                    return True  # the state ``wanted`` just looked at
+                stored = await storage.load_table(*key)
+            except STORAGE_DOWN:
+                return True
+            except Exception:  # the outbox's worker must not die of it
+                _LOG.exception("checking the stored table %s before a hand is sent failed", key)
+                return True
+            seen(stored)
+            return stored is not None and plays(stored, table_id, seq, seat, user_id)
+
+        return stored_wants
+
+
+def plays(table: Table, table_id: str, seq: int, seat: int | None, user_id: int | None) -> bool:
+    """Whether ``table`` is the table ``table_id`` playing the deal ``seq``, with ``seat`` (if given)
+    the person ``user_id``'s."""
+    if table.table_id != table_id or table.status != "playing" or table.match is None:
+        return False
+    return table.match.deal_seq == seq and (seat is None or holds(table, seat, user_id))
 
 
 def holds(table: Table, seat: int, user_id: int | None) -> bool:

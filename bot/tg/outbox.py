@@ -30,7 +30,7 @@ from telegram import Bot, InlineKeyboardMarkup
 from bot.render.content import Content
 from bot.storage.budget import Budget
 from bot.table.core import Limits
-from bot.tg.calls import Calls, LoopPace, Op, Pace, Sent
+from bot.tg.calls import Calls, LoopPace, Op, Pace, Sent, Wanted
 
 #: Chat workers started between two sweeps of the chats that have nothing left to pace.
 PRUNE_EVERY = 1000
@@ -150,11 +150,12 @@ class Outbox(Calls):
         content: Content,
         *,
         thread_id: int | None = None,
-        wanted: Callable[[], bool] | None = None,
+        wanted: Wanted | None = None,
     ) -> Sent:
         """Send a new message when its turn comes; ``Sent.forbidden`` if the user blocked the bot.
         ``wanted`` is asked when the turn comes (and before a retry): False drops the message unsent
-        (``Sent(None)``), as a table stopped while its next deal's messages waited for the pace."""
+        (``Sent(None)``), as a table stopped while its next deal's messages waited for the pace. It
+        may be a coroutine function (awaited then: it must not raise), e.g. to read the stored table."""
         return await self._enqueue(Op("send", chat_id, content, thread_id=thread_id, wanted=wanted))
 
     async def send_photo(

@@ -37,6 +37,7 @@ from bot.table.core import TableKey, key_of
 from bot.table.game import Progress, decider
 from bot.table.ttlcache import TtlCache
 from bot.table.usecase import Change, Snapshot, Tables
+from bot.tg.calls import Wanted
 from bot.tg.freshness import Slot, Turn, View, holds, push_due
 from bot.tg.parts import Parts
 from bot.tg.summaries import Summaries
@@ -241,7 +242,7 @@ class Presenter:
         if deal is None or table.match is None:
             return
         seq = table.match.deal_seq
-        made = self._made(view)
+        made = view.made_now()
         content = made.get(("table", tr.lang))
         if content is None:
             content = made[("table", tr.lang)] = table_message(self.core, tr, table, deal)
@@ -297,25 +298,17 @@ class Presenter:
                 outbox.edit(person.user_id, hand_id, hand, urgent=mine)
             elif seat not in table.dm_failed:
                 self._queued(view)
-                wanted = view.wants(table.table_id, seq, seat, person.user_id)
-                sent = await outbox.send(person.user_id, hand, wanted=wanted)
+                slot = (table.table_id, seq, seat)
+                sent = await outbox.send(
+                    person.user_id, hand, wanted=self._hand_wanted(key, view, (*slot, person.user_id))
+                )
                 if sent.forbidden and not sent.blocked:  # a block is bot/tg/faults.py's
                     await self._dm_failed(key, (table.table_id, seq, seat), person.user_id, tr)
                 elif sent.message_id is not None:
-                    slot = (table.table_id, seq, seat)
                     await self._remember(key, slot, person.user_id, sent.message_id, moves=len(deal.moves))
         if pushes:
             self._queued(view)
             await asyncio.gather(*pushes)
-
-    @staticmethod
-    def _made(view: View) -> dict[tuple[object, ...], Content]:
-        """The contents already made for the content of the view's snapshot (emptied when it changes)."""
-        at = view.content_at()
-        if view.made_at != at:
-            view.made_at = at
-            view.made = {}
-        return view.made
 
     def _queued(self, view: View) -> None:
         """The render has queued what it can without waiting for Telegram: time the updates behind it."""
@@ -359,7 +352,12 @@ class Presenter:
         elif snap is not None:
             self.show(snap)
 
-    def _stored(self, key: TableKey, table_id: str, snap: Snapshot | None) -> None:
+    def _hand_wanted(self, key: TableKey, view: View, slot: tuple[str, int, int, int]) -> Wanted:
+        """A new hand goes only if, when its turn comes, its seat is still the person's in the table
+        as stored then (/leave may come to another process; :meth:`View.hand_wanted`)."""
+        return view.hand_wanted(self.core.storage, key, slot, lambda t: self._stored(key, slot[0], t))
+
+    def _stored(self, key: TableKey, table_id: str, snap: Snapshot | Table | None) -> None:
         """A change this presenter wanted was refused: its snapshot is outdated. Show the table as
         stored; a table no longer stored gets nothing more."""
         if snap is not None:
@@ -441,7 +439,9 @@ class Presenter:
         table_id, seq, moves, seat = turn
         outbox = self.core.outbox
         wanted = view.wants(table_id, seq, seat, user_id)
-        sent = await outbox.send(user_id, hand, wanted=wanted)
+        sent = await outbox.send(
+            user_id, hand, wanted=self._hand_wanted(key, view, (table_id, seq, seat, user_id))
+        )
         new_id = sent.message_id
         if new_id is None:
             if not wanted():

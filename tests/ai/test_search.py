@@ -11,8 +11,9 @@ from pytest import MonkeyPatch
 
 from bot.engine import Rules, card
 from bot.engine.ai import search
+from bot.engine.ai.budget import clear_lead
 from bot.engine.ai.sample import true_world
-from bot.engine.ai.search import HARD, MEDIUM, Budget, SearchPlayer, _clear
+from bot.engine.ai.search import HARD, MEDIUM, Budget, SearchPlayer
 from bot.engine.ai.solver import Solver, merge_equivalent
 from bot.engine.ai.trick import policy_rollout
 from bot.engine.ai.world import POINT_WEIGHT, World
@@ -89,16 +90,16 @@ def test_a_careless_pair_plays_legal_random_cards_in_a_policy_playout() -> None:
 def test_a_clear_lead_over_every_card_stops_the_search() -> None:
     # Card 1 is worth 2 more than card 2 in every world, give or take 0.5: clear after a few worlds.
     seen = {1: [2.0 + (i % 3) * 0.5 for i in range(24)], 2: [0.0 + (i % 2) * 0.5 for i in range(24)]}
-    assert _clear(seen, [1.0] * 24, 3.0)
+    assert clear_lead(seen, [1.0] * 24, 3.0)
 
 
 def test_a_lead_within_the_noise_does_not_stop_the_search() -> None:
     seen = {1: [4.0 if i % 2 else -3.0 for i in range(24)], 2: [0.0] * 24}
-    assert not _clear(seen, [1.0] * 24, 3.0)
+    assert not clear_lead(seen, [1.0] * 24, 3.0)
 
 
 def test_cards_worth_the_same_in_every_world_need_no_more_worlds() -> None:
-    assert _clear({1: [1.0] * 24, 2: [1.0] * 24}, [1.0] * 24, 3.0)
+    assert clear_lead({1: [1.0] * 24, 2: [1.0] * 24}, [1.0] * 24, 3.0)
 
 
 def test_a_confident_search_stops_before_its_budget_when_one_card_is_clearly_best() -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bot.engine.cards import Suit
-from bot.engine.errors import IllegalMoveError, Reason
+from bot.engine.errors import Reason
+from bot.engine.refusal import IllegalMoveError
 from bot.render.i18n import LANGS, Tr
 from bot.table.moves import REASON_KEYS, reason_key, refusal_of
 

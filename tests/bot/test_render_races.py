@@ -8,18 +8,25 @@ back) or says "retry after" a few seconds, so a render is mid-way when the comma
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
+import aiohttp
 import pytest
 
+from bot.app import services_of
 from bot.render.i18n import Tr
-from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
+from bot.sandbox import Driver, EmulatorConfig, SimGroup, SimUser, StoredMessage
 from bot.sandbox.records import ApiCall, Fault
-from bot.storage import Table
+from bot.storage import RedisStorage, Table
+from bot.table.core import Limits
 from bot.table.payloads import StopGame
-from bot.tg.services import Services
+from bot.tg.services import Services, Settings
+from bot.webhook import SECRET_HEADER
 from tests.bot.helpers import buttons, hand_of, inject, play_until, start_game
+from tests.deploy.webhooks import webhook_instances
 
 RU = Tr("ru")
 #: How long a race is held open: an answer held back, a "retry after" (the command must come first,
@@ -306,3 +313,109 @@ async def test_a_hand_already_on_its_way_to_a_person_who_leaves_is_deleted_not_k
     stored = await svc.storage.load_table(group.id, None)
     assert stored is not None and 1 not in stored.hand_messages, stored.hand_messages
     assert not driver.failed_calls(), driver.failed_calls()
+
+
+# ----- two processes: /leave handled by the other one ------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def two_processes(
+    redis_url: str, storage: RedisStorage
+) -> AsyncIterator[tuple[Driver, list[Services], Callable[[dict[str, Any]], int]]]:
+    """Two bot applications behind webhooks on one Redis (the test's keys) and one emulator; every
+    update goes to the first, unless ``route`` (set by the caller: update -> 0 or 1) says otherwise.
+    Yields the driver, both services and ``route``'s holder."""
+    settings = Settings(bot_delay=0.0, limits=Limits.off())
+    routes: list[Callable[[dict[str, Any]], int]] = [lambda update: 0]
+    async with webhook_instances(
+        redis_url, storage.prefix, EmulatorConfig(), settings, "races"
+    ) as (emulator, ports, apps), aiohttp.ClientSession() as http:  # fmt: skip
+
+        async def deliver(update: dict[str, Any]) -> None:
+            url = f"http://127.0.0.1:{ports[routes[0](update)]}/tg"
+            while True:  # as Telegram: again until it is answered 200
+                async with http.post(url, json=update, headers={SECRET_HEADER: "races"}) as response:
+                    if response.status == 200:
+                        return
+                await asyncio.sleep(0.2)
+
+        async def pump() -> None:
+            while True:
+                for update in emulator.world.take_updates():
+                    task = asyncio.create_task(deliver(update))
+                    pending.add(task)
+                    task.add_done_callback(pending.discard)
+                await emulator.world.wait_change(0.05)
+
+        pending: set[asyncio.Task[None]] = set()
+        pumping = asyncio.create_task(pump())
+        try:
+            yield Driver(emulator.world, default_timeout=10.0), [services_of(a) for a in apps], routes
+        finally:
+            pumping.cancel()
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(pumping, *pending, return_exceptions=True)
+
+
+def leave_to_second(update: dict[str, Any]) -> int:
+    """/leave goes to the second process; everything else to the first."""
+    return 1 if update.get("message", {}).get("text") == "/leave" else 0
+
+
+async def quiet_both(driver: Driver, services: list[Services], seconds: float) -> None:
+    await asyncio.sleep(seconds)
+    for svc in services:
+        await quiet(driver, svc, 0)
+
+
+async def test_leave_on_the_other_process_while_the_next_deals_hand_waits_sends_the_leaver_nothing(
+    redis_url: str, storage: RedisStorage
+) -> None:
+    """Process A renders the next deal; Борис's hand waits in his chat (Telegram said "retry after")
+    when his /leave is handled by process B. A's snapshot still has him in the seat; the table as
+    stored when the hand's turn comes does not: nothing is sent to him (not sent and then deleted)."""
+    async with two_processes(redis_url, storage) as (driver, (svc, other), routes):
+        routes[0] = leave_to_second
+        anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+        group = driver.add_group("Козлятник", [anya, boris])
+        await start_game(driver, group, [anya, boris])
+        summary = await deal_ends_held(driver, svc, group, [anya, boris], delay=1.0)
+        # His next new message is deal 2's hand (a deal over sends no hand anew).
+        held = driver.world.inject_faults(
+            method="sendMessage", chat_id=boris.id, status=429, retry_after=RETRY
+        )
+        await driver.wait_for(lambda: held.hits > 0 or None, what="Борис's hand of deal 2 waiting")
+        assert summary.hits == 1
+        since = len(driver.calls())
+        await boris.send(group, "/leave")
+        await stored_when(svc, group, lambda t: t is not None and t.seats[1].is_bot, "Борис replaced")
+        await quiet_both(driver, [svc, other], RETRY + 1)
+
+        assert not [c for c in sent_to(driver, boris.id) if "раздача №2" in str(c.params.get("text"))]
+        assert not live_hands(svc, boris), [m.content for m in live_hands(svc, boris)]
+        assert not [
+            c for c in driver.calls()[since:] if c.method == "deleteMessage" and c.chat_id == boris.id
+        ]
+        assert live_hands(svc, anya), "Аня plays on"
+
+
+async def test_leave_on_the_other_process_while_a_hand_is_sent_anew_sends_the_leaver_nothing(
+    redis_url: str, storage: RedisStorage
+) -> None:
+    """The same while Борис's hand is being sent anew (his decision came due): B handles his /leave,
+    A's push finds the seat a bot's in the stored table when its retry comes, and sends nothing."""
+    async with two_processes(redis_url, storage) as (driver, (svc, other), routes):
+        routes[0] = leave_to_second
+        anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
+        group = driver.add_group("Козлятник", [anya, boris])
+        await start_game(driver, group, [anya, boris])
+        await push_held(driver, svc, [anya, boris], boris)
+        since = len(driver.calls())
+        await boris.send(group, "/leave")
+        await stored_when(svc, group, lambda t: t is not None and t.seats[1].is_bot, "Борис replaced")
+        await quiet_both(driver, [svc, other], RETRY + 1)
+
+        assert not sent_to(driver, boris.id, since), driver.calls()[since:]
+        assert not live_hands(svc, boris), [m.content for m in live_hands(svc, boris)]
+        assert boris.dm.bot_messages[-1].content == RU("leave.hand")

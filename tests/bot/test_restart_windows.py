@@ -307,10 +307,12 @@ async def test_a_timer_claimed_by_a_process_that_died_fires_after_its_lease(
 
 
 def test_the_in_flight_timers_share_the_timers_slot_on_a_cluster(storage: RedisStorage) -> None:
-    # The claim script touches both sets of a bucket: on a Redis Cluster they must hash to one slot.
+    # The claim script touches both sets of a bucket and its claim's record: on a Redis Cluster they
+    # must hash to one slot.
     for bucket in range(storage.timer_buckets):
         due, inflight = storage.timers_key(bucket), storage.inflight_key(bucket)
         assert key_slot(inflight.encode()) == key_slot(due.encode())
+        assert key_slot(storage.claim_key(bucket, "0123abcd").encode()) == key_slot(due.encode())
 
 
 async def test_a_timer_failing_while_redis_is_down_logs_one_warning_and_fires_later(

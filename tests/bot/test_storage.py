@@ -29,6 +29,17 @@ async def test_a_table_round_trips_as_versioned_json(storage: RedisStorage) -> N
     assert '"schema_version":1' in raw and "Вера" in raw
 
 
+async def test_the_stamp_alone_is_the_stored_tables_version_and_revision(storage: RedisStorage) -> None:
+    table = _table()
+    assert await storage.table_stamp(table.chat_id, None) is None
+    await storage.save_table(table, ttl=60)
+    assert await storage.table_stamp(table.chat_id, None) == table.stamp
+    before = table.stamp
+    await storage.save_table(table, ttl=60)
+    stamp = await storage.table_stamp(table.chat_id, None)
+    assert stamp == table.stamp != before and stamp[0] == before[0] + 1
+
+
 async def test_fields_from_a_newer_release_survive_a_load_and_save_by_this_one(storage: RedisStorage) -> None:
     """A rolling deploy: a newer process saved a table with fields this release does not know (at the
     top and inside a seat); this one loads it, changes it and saves it, and they are still there."""

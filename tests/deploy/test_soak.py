@@ -1,5 +1,6 @@
-"""The soak command, short: ten tables for 20 s through two instances killed at random; and its checks
-(stored states, logs, acknowledged moves) each on a case it must catch."""
+"""The soak command, short: ten tables for 20 s through two instances killed at random, the bot
+players thinking in two worker processes killed at random too; and its checks (stored states, logs,
+acknowledged moves, the workers' takeovers) each on a case it must catch."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import redis.asyncio as aioredis
 
 from bot.engine import Rules
 from bot.soak import run
-from bot.soak.check import check_moves, log_errors, quantiles, scan, stored_matches
+from bot.soak.check import check_moves, log_errors, log_lines, quantiles, scan, stored_matches
 from bot.soak.people import AckedMove
+from bot.soak.run import FELL_BACK, TAKEN_OVER
 from bot.stats.entry import entry_of
 from bot.storage import RedisStorage, Seat, Table
 from bot.table import game
@@ -21,15 +23,21 @@ from bot.table import game
 async def test_a_short_soak_finishes_deals_with_no_error_no_violation_and_no_move_lost_or_doubled(
     redis_url: str, tmp_path: Path
 ) -> None:
-    # 20 s, or longer on a slow or loaded machine until two restarts and five deals have happened.
+    # 20 s, or longer on a slow or loaded machine until two restarts, two workers killed and five
+    # deals have happened.
     figures = await run(
         10, 20, instances=2, restart_every=6, paced=False, redis_url=redis_url, workdir=tmp_path,
-        min_restarts=2, min_deals=5, max_seconds=240,
+        min_restarts=2, min_deals=5, max_seconds=240, workers=2, kill_worker_every=4, min_worker_kills=2,
     )  # fmt: skip
     summary = json.dumps(figures, ensure_ascii=False)
     assert figures["errors"] == 0, summary
     assert figures["invariant_violations"] == 0, summary
     assert figures["restarts"] >= 2, summary
+    # The bot players thought in the workers, killed and replaced meanwhile: every decision was a
+    # worker's (one no worker answered in time would have been the instance's, and logged).
+    assert figures["workers"] == 2 and figures["worker_kills"] >= 2, summary
+    assert figures["decisions_thought_by_instance"] == 0, summary
+    assert len(list(tmp_path.glob("worker-*.log"))) == 2, summary
     assert figures["tables_started"] == 10, summary
     assert figures["deals_finished"] >= 5, summary
     assert figures["taps_handled"] >= 50, summary
@@ -140,3 +148,15 @@ def test_error_lines_and_lines_that_are_not_json_are_errors(tmp_path: Path) -> N
     errors, warnings, refused = log_errors([log, tmp_path / "missing.log"])
     assert warnings == 1 and refused == 1
     assert len(errors) == 3 and "handling failed" in errors[0] and "Traceback" in errors[2]
+
+
+def test_a_takeover_is_counted_from_the_workers_log_lines(tmp_path: Path) -> None:
+    log = tmp_path / "worker-0.log"
+    lines = [
+        {"level": "INFO", "msg": "worker soak-w0.2 took over job 1700000000000-0"},
+        {"level": "INFO", "msg": "worker soak-w0.2 taking decisions"},
+        {"level": "INFO", "msg": "worker soak-w0.3 took over job 1700000000001-0"},
+    ]
+    log.write_text("\n".join(json.dumps(x) for x in lines) + "\nnot json took over job\n")
+    assert log_lines([log, tmp_path / "missing.log"], TAKEN_OVER) == 2
+    assert log_lines([log], FELL_BACK) == 0

@@ -10,8 +10,9 @@ import pytest
 
 from bot.engine import Deal, Phase, Play, Rules, RulesError, card, cards, result_of, view_for
 from bot.engine.actions import Brag
-from bot.engine.errors import IllegalMoveError, Reason
+from bot.engine.errors import Reason
 from bot.engine.play import QC_BIT, caught, play_rules
+from bot.engine.refusal import IllegalMoveError
 from tests.engine.helpers import fill, play_out
 
 DUMMY = Rules.make("dummy")

@@ -10,7 +10,7 @@ ENGINE = Path(__file__).resolve().parents[2] / "bot" / "engine"
 CLI = {"replay.py", "bench.py", "arena.py", "arena3.py"}
 #: Bot modules that may read a clock: anytime search stops at a time budget (``Budget.clock``, wall or
 #: CPU time), which changes how long a bot thinks, never what the rules allow. Only ``time``, only here.
-CLOCK = {"ai/search.py"}
+CLOCK = {"ai/budget.py"}
 FORBIDDEN = {
     "asyncio",
     "socket",

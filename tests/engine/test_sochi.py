@@ -11,7 +11,7 @@ import pytest
 
 from bot.engine import Deal, Match, Phase, RecordError, Rules, RulesError, card, cards, result_of, view_for
 from bot.engine.actions import Discard, Play
-from bot.engine.errors import IllegalMoveError
+from bot.engine.refusal import IllegalMoveError
 from bot.engine.result import DealResult
 from bot.engine.rules import BragKind
 from tests.engine.sochi_helpers import SOCHI, random_play, sochi_deck

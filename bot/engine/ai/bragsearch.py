@@ -34,7 +34,6 @@ Pure apart from the clock the budget reads.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 from bot.engine.actions import Action, Brag, ChooseBragKind, Cut
 from bot.engine.brag import cut_points
@@ -43,14 +42,12 @@ from bot.engine.deal import Deal, Phase
 from bot.engine.errors import KozelError
 from bot.engine.view import SeatView, view_for
 
+from .budget import Budget
 from .easy import choose_other
 from .knowledge import eggs_before_of
 from .preplay import search, shuffled
 from .trick import policy_rollout
 from .world import N_SEATS, bits_of
-
-if TYPE_CHECKING:
-    from .search import Budget
 
 #: The decision kinds searched, by the name ``Budget.preplay`` lists them under.
 KINDS: dict[Phase, str] = {Phase.BRAG: "brag", Phase.CUT: "cut", Phase.BRAG_KIND: "brag_kind"}

@@ -19,7 +19,6 @@ Pure apart from the clock the budget reads.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 from bot.engine.actions import Action, Discard
 from bot.engine.cards import mask_of
@@ -27,15 +26,13 @@ from bot.engine.deal import Phase
 from bot.engine.play import PlayState
 from bot.engine.view import SeatView
 
+from .budget import Budget
 from .discard import choose_discard, ranked
 from .knowledge import knowledge
 from .preplay import brag_leader, search
 from .sample import sample_world
 from .trick import policy_rollout
 from .world import World
-
-if TYPE_CHECKING:
-    from .search import Budget
 
 #: The decision kind, by the name ``Budget.preplay`` lists it under.
 KIND = "discard"

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from bot.engine.actions import Action, Declare, Exchange, ExchangeGive, Swap, SwapReturn
 from bot.engine.cards import ALL_CARDS, Suit, mask_of
@@ -33,13 +33,11 @@ from bot.engine.order import Tables, tables_for
 from bot.engine.play import PlayState, play_rules
 from bot.engine.view import SeatView
 
+from .budget import CHECK_EVERY, Budget, clear_lead
 from .easy import choose_other
 from .knowledge import SwapCheck, brag_tricks, eggs_before_of
 from .trick import policy_rollout
 from .world import N_SEATS, bits_of
-
-if TYPE_CHECKING:
-    from .search import Budget
 
 #: The decision kinds searched, by the name ``Budget.preplay`` lists them under.
 KINDS: dict[Phase, str] = {
@@ -108,8 +106,6 @@ def search(
     (``None``: no more worlds), every candidate of a world on the same random numbers (``seed``)
     and the opponents careless in every second world, within the card search's ``budget``; the
     rule's decision gets its head start and settles ties."""
-    from .search import CHECK_EVERY, _clear
-
     b = budget
     clock = b.clock
     deadline = clock() + b.seconds
@@ -140,7 +136,7 @@ def search(
         if now > cutoff or (n >= b.min_worlds and now > deadline):
             break
         check = b.confident and n >= b.check_from and n % CHECK_EVERY == 0
-        if check and _clear(seen, [1.0] * n, b.confident):
+        if check and clear_lead(seen, [1.0] * n, b.confident):
             break
     if n == 0:
         return rule
