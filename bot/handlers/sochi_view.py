@@ -36,9 +36,12 @@ def scores_line(tr: Tr, table: Table, scores: list[int]) -> str:
     return tr("sochi.scores", scores=each)
 
 
-def talon_lines(tr: Tr, table: Table, deal: Deal, *, lone_line: bool = True) -> list[str]:
+def talon_lines(
+    tr: Tr, table: Table, deal: Deal, *, lone_line: bool = True, reader: int | None = None
+) -> list[str]:
     """The talon face up until the lone player has taken it (his discard made), and (``lone_line``)
-    who plays alone this deal with the tricks of each side."""
+    who plays alone this deal with the tricks of each side; ``reader``: the seat whose DM this is
+    (the lone player is told he takes it, not his own name)."""
     t = deal.talon
     if not t.talon:
         return []
@@ -46,7 +49,9 @@ def talon_lines(tr: Tr, table: Table, deal: Deal, *, lone_line: bool = True) -> 
         return [tr("sochi.talon", cards=cards_text(tr, t.talon))]
     lone = seat_name(tr, table, t.lone)
     lines = []
-    if deal.phase is Phase.DISCARD:
+    if deal.phase is Phase.DISCARD and reader == t.lone:
+        lines.append(tr("sochi.talon_yours", cards=cards_text(tr, t.talon)))
+    elif deal.phase is Phase.DISCARD:
         lines.append(tr("sochi.talon_taking", cards=cards_text(tr, t.talon), name=lone))
     if not lone_line:
         return lines

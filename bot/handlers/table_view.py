@@ -102,10 +102,17 @@ def void_notes(tr: Tr, table: Table) -> list[str]:
         deal = replay(m.deals[index])
         if deal.result is None or not deal.result.void:
             break
-        dealer = card_player(tr, table, index, deal.dealer, None)
-        events = [e for e in deal.result.events if tr.has(f"void.{e}")]
-        notes.extend(_void_note(tr, table, index, deal, e, dealer) for e in events)
+        notes.extend(void_lines(tr, table, index, deal))
     return list(reversed(notes))
+
+
+def void_lines(tr: Tr, table: Table, index: int, deal: Deal) -> list[str]:
+    """Why the void deal at ``index`` of the match was void, a line per reason (the next deal's table
+    says it, and so does the replay viewer)."""
+    assert deal.result is not None
+    dealer = card_player(tr, table, index, deal.dealer, None)
+    events = [e for e in deal.result.events if tr.has(f"void.{e}")]
+    return [_void_note(tr, table, index, deal, e, dealer) for e in events]
 
 
 #: The four queens: a hand holding them all is redealt (RULES.md §1).
