@@ -205,16 +205,17 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
         lines.extend(sochi_view.summary_lines(tr, table, deal, index, why))
         return _ending(tr, codec, table, index, lines)
     totals = totals_until(table, index)
-    lines.append(
-        tr(
-            "summary.points",
-            a=pair_players(tr, table, index, 0),
-            b=pair_players(tr, table, index, 1),
-            pa=result.points[0],
-            pb=result.points[1],
+    if not result.void:  # a void deal counts no points: its event line says why
+        lines.append(
+            tr(
+                "summary.points",
+                a=pair_players(tr, table, index, 0),
+                b=pair_players(tr, table, index, 1),
+                pa=result.points[0],
+                pb=result.points[1],
+            )
         )
-    )
-    if deal.rules.by_tricks:  # tricks: the tricks decide, the points are only shown
+    if deal.rules.by_tricks and not result.void:  # tricks: the tricks decide, the points are only shown
         won = result.tricks_won
         a, b = pair_players(tr, table, index, 0), pair_players(tr, table, index, 1)
         lines.append(tr("summary.tricks", a=a, b=b, ta=won[0], tb=won[1]))
