@@ -221,7 +221,13 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int, *, h
     m = table.match
     assert m is not None
     lines = [
-        tr("hand.title", chat=escape(table.chat_title), n=deal.deal_no, seat=seat + 1),
+        # The blind's seat is not the reader's own: its partner reads its hand (when it brags).
+        tr(
+            "hand.title_blind" if seat in blind_seats(table) else "hand.title",
+            chat=escape(table.chat_title),
+            n=deal.deal_no,
+            seat=seat + 1,
+        ),
         *([tr("hand.for_blind")] if seat in blind_seats(table) else []),
         tr("hand.trump", suit=suit_text(tr, view.trump)),
         *people_view.partner_lines(tr, table),
@@ -229,7 +235,7 @@ def hand_content(tr: Tr, codec: Codec, table: Table, deal: Deal, seat: int, *, h
     if three_seats(table):
         lines.append(sochi_view.hand_score_line(tr, table, deal, seat))
         # The DM's score line says whom the person plays with: only the talon, while it lies open.
-        lines.extend(sochi_view.talon_lines(tr, table, deal, lone_line=False))
+        lines.extend(sochi_view.talon_lines(tr, table, deal, lone_line=False, reader=seat))
         partner = ""
     else:
         us = view.pair_of[seat]

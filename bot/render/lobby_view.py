@@ -99,7 +99,7 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
                     _button(codec, table, tr("btn.decline"), Decline()),
                 ]
             )
-        lines.append(tr("lobby.hint_people" if three_seats(table) else "lobby.hint"))
+        lines.append(tr(_hint_key(table)))
         for seat in range(3) if three_seats(table) else (0, 2, 1, 3):
             if seat in blind_seats(table):
                 continue  # nobody can take the blind's seat: the pair's line names it
@@ -123,6 +123,14 @@ def lobby_content(tr: Tr, codec: Codec, table: Table) -> Content:
             ]
         )
     return Content("\n".join(lines), InlineKeyboardMarkup(rows))
+
+
+def _hint_key(table: Table) -> str:
+    """The seats' hint for the table's number of people: the classic one offers the forms for three
+    and two, which a table already playing one of them (a blind, or sochi's three seats) is not told."""
+    if three_seats(table):
+        return "lobby.hint_people"
+    return {0: "lobby.hint", 1: "lobby.hint_blind"}.get(len(blind_seats(table)), "lobby.hint_blinds")
 
 
 def expired_content(tr: Tr) -> Content:

@@ -23,7 +23,7 @@ from bot.render import sochi_view
 from bot.render.content import Content
 from bot.render.i18n import Tr
 from bot.render.labels import card_player, move_player, pair_players, seat_player
-from bot.render.table_view import trick_line
+from bot.render.table_view import trick_line, void_lines
 from bot.render.words import cards_text, suit_text, three_seats
 from bot.stats.entry import entry_id, meta_of
 from bot.storage import MatchState, Seat, Table
@@ -172,6 +172,7 @@ def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: 
         tr("replay.title", n=index + 1, of=len(records), step=step, last=steps.last),
         tr("table.title", n=deal.deal_no, dealer=card_player(tr, table, index, deal.dealer, None)),
         tr("table.trump", suit=suit_text(tr, deal.trump)),
+        *_talon_lines(tr, table, index, deal),
     ]
     decided = [
         line
@@ -188,21 +189,31 @@ def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: 
     lines += ["", tr("replay.hands_start" if step == steps.last else "replay.hands")]
     for seat in range(len(table.seats)):
         lines.append(f"{seat_player(tr, table, index, seat)}: {cards_text(tr, held[seat]) or '—'}")
-    if step == steps.last and three_seats(table) and not result.void:  # sides formed for this deal
-        lines += ["", sochi_view.replay_result_line(tr, table, result)]
+    if step == steps.last and result.void:  # and why, as the next deal's table said it
+        lines += ["", tr("replay.void"), *void_lines(tr, table, index, deal)]
     elif step == steps.last:
-        lines += ["", _result_line(tr, table, index, result.points, result.penalty, result.void)]
+        # sochi: the sides were formed for this deal
+        shown = three_seats(table) and sochi_view.replay_result_line(tr, table, result)
+        lines += ["", shown or _result_line(tr, table, index, result.points, result.penalty)]
         lines.extend(tr(f"event.{e}") for e in result.events if tr.has(f"event.{e}") and e != "swap")
     return Content(
         "\n".join(lines), _keyboard(tr, codec, chat_id, entry, index, step, steps.last, len(records))
     )
 
 
-def _result_line(
-    tr: Tr, table: Table, index: int, points: tuple[int, int], penalty: tuple[int, int], void: bool
-) -> str:
-    if void:
-        return tr("replay.void")
+def _talon_lines(tr: Tr, table: Table, index: int, deal: Deal) -> list[str]:
+    """sochi: the talon, shown to all at the table, and who took it to play alone (at every step:
+    his hand holds its cards); a talon holding the ♣Q was nobody's (the deal is void)."""
+    t = deal.talon
+    if not three_seats(table) or not t.talon:
+        return []
+    cards = cards_text(tr, t.talon)
+    if t.lone is None:
+        return [tr("sochi.talon", cards=cards)]
+    return [tr("sochi.lone_was", name=seat_player(tr, table, index, t.lone), cards=cards)]
+
+
+def _result_line(tr: Tr, table: Table, index: int, points: tuple[int, int], penalty: tuple[int, int]) -> str:
     return tr(
         "replay.result",
         a=pair_players(tr, table, index, 0),

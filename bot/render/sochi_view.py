@@ -36,9 +36,12 @@ def scores_line(tr: Tr, table: Table, scores: list[int]) -> str:
     return tr("sochi.scores", scores=each)
 
 
-def talon_lines(tr: Tr, table: Table, deal: Deal, *, lone_line: bool = True) -> list[str]:
+def talon_lines(
+    tr: Tr, table: Table, deal: Deal, *, lone_line: bool = True, reader: int | None = None
+) -> list[str]:
     """The talon face up until the lone player has taken it (his discard made), and (``lone_line``)
-    who plays alone this deal with the tricks of each side."""
+    who plays alone this deal with the tricks of each side; ``reader``: the seat whose DM this is
+    (the lone player is told he takes it, not his own name)."""
     t = deal.talon
     if not t.talon:
         return []
@@ -46,7 +49,9 @@ def talon_lines(tr: Tr, table: Table, deal: Deal, *, lone_line: bool = True) -> 
         return [tr("sochi.talon", cards=cards_text(tr, t.talon))]
     lone = seat_name(tr, table, t.lone)
     lines = []
-    if deal.phase is Phase.DISCARD:
+    if deal.phase is Phase.DISCARD and reader == t.lone:
+        lines.append(tr("sochi.talon_yours", cards=cards_text(tr, t.talon)))
+    elif deal.phase is Phase.DISCARD:
         lines.append(tr("sochi.talon_taking", cards=cards_text(tr, t.talon), name=lone))
     if not lone_line:
         return lines
@@ -63,12 +68,14 @@ def talon_lines(tr: Tr, table: Table, deal: Deal, *, lone_line: bool = True) -> 
 
 
 def summary_lines(tr: Tr, table: Table, deal: Deal, index: int, why: str) -> list[str]:
-    """A finished deal's points and penalty by side (named from this deal's sides), then each
-    person's total after it with his tally."""
+    """A finished deal's points and penalty by side (named from this deal's sides; none for a void
+    deal), then each person's total after it with his tally."""
     result = deal.result
     assert result is not None
-    lone, pair = side_names(tr, table, result.pair_of, 0), side_names(tr, table, result.pair_of, 1)
+    if result.void:  # no sides played it out and nobody is charged: the event line says why
+        return _tally_lines(tr, table, index)
     lines = []
+    lone, pair = side_names(tr, table, result.pair_of, 0), side_names(tr, table, result.pair_of, 1)
     if deal.talon.lone is not None:  # the talon was shown to all: the summary names it again
         lone_name = seat_name(tr, table, deal.talon.lone)
         lines.append(tr("sochi.lone_was", name=lone_name, cards=cards_text(tr, deal.talon.talon)))
@@ -81,7 +88,12 @@ def summary_lines(tr: Tr, table: Table, deal: Deal, index: int, why: str) -> lis
                 if why
                 else tr("summary.penalty_only", names=names, n=n)
             )
-    lines.append("")
+    return [*lines, *_tally_lines(tr, table, index)]
+
+
+def _tally_lines(tr: Tr, table: Table, index: int) -> list[str]:
+    """A blank line, then each person's total after the deal at ``index`` with his tally."""
+    lines = [""]
     for seat, total in enumerate(scores_until(table, index)):
         tally = tally_text(total, target_of(table))
         lines.append(tr("summary.tally", names=seat_name(tr, table, seat), n=total, tally=tally))

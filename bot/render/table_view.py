@@ -104,10 +104,17 @@ def void_notes(tr: Tr, table: Table) -> list[str]:
         deal = replay(m.deals[index])
         if deal.result is None or not deal.result.void:
             break
-        dealer = card_player(tr, table, index, deal.dealer, None)
-        events = [e for e in deal.result.events if tr.has(f"void.{e}")]
-        notes.extend(_void_note(tr, table, index, deal, e, dealer) for e in events)
+        notes.extend(void_lines(tr, table, index, deal))
     return list(reversed(notes))
+
+
+def void_lines(tr: Tr, table: Table, index: int, deal: Deal) -> list[str]:
+    """Why the void deal at ``index`` of the match was void, a line per reason (the next deal's table
+    says it, and so does the replay viewer)."""
+    assert deal.result is not None
+    dealer = card_player(tr, table, index, deal.dealer, None)
+    events = [e for e in deal.result.events if tr.has(f"void.{e}")]
+    return [_void_note(tr, table, index, deal, e, dealer) for e in events]
 
 
 #: The four queens: a hand holding them all is redealt (RULES.md §1).
@@ -200,16 +207,17 @@ def summary_content(tr: Tr, codec: Codec, table: Table, index: int) -> Content:
         lines.extend(sochi_view.summary_lines(tr, table, deal, index, why))
         return _ending(tr, codec, table, index, lines)
     totals = totals_until(table, index)
-    lines.append(
-        tr(
-            "summary.points",
-            a=pair_players(tr, table, index, 0),
-            b=pair_players(tr, table, index, 1),
-            pa=result.points[0],
-            pb=result.points[1],
+    if not result.void:  # a void deal counts no points: its event line says why
+        lines.append(
+            tr(
+                "summary.points",
+                a=pair_players(tr, table, index, 0),
+                b=pair_players(tr, table, index, 1),
+                pa=result.points[0],
+                pb=result.points[1],
+            )
         )
-    )
-    if deal.rules.by_tricks:  # tricks: the tricks decide, the points are only shown
+    if deal.rules.by_tricks and not result.void:  # tricks: the tricks decide, the points are only shown
         won = result.tricks_won
         a, b = pair_players(tr, table, index, 0), pair_players(tr, table, index, 1)
         lines.append(tr("summary.tricks", a=a, b=b, ta=won[0], tb=won[1]))

@@ -46,8 +46,11 @@ def occupant_name(tr: Tr, table: Table, seat: int, *, mention: bool = False) -> 
     s = table.seats[seat]
     if s is None:
         if seat in blind_seats(table):
-            # A blind is named after its partner, who decides for it.
-            return tr("seat.blind", name=seat_name(tr, table, decider(table, seat)))
+            # A blind is named after its partner, who decides for it (none yet in a lobby: not "(free)").
+            partner = decider(table, seat)
+            if table.seats[partner] is None:
+                return tr("seat.blind_unpartnered")
+            return tr("seat.blind", name=seat_name(tr, table, partner))
         return tr("seat.empty")
     left = stand_in_for(table, seat)
     if left is not None:

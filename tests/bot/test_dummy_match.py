@@ -133,6 +133,6 @@ async def test_dummy_picking_a_blind_preset_stands_up_whoever_sat_in_the_blind_s
     await _pick(driver, group, anya, "со слепым", "Со слепым: трое", message)
     table = await svc.storage.load_table(group.id, None)
     assert table is not None and table.seats[3] is None and table.seat_of(gleb.id) is None
-    assert "Глеб" not in message.content and "🙈 слепой (свободно)" in message.content
+    assert "Глеб" not in message.content and "Пара 2: свободно и 🙈 слепой\n" in message.content
     await sit(gleb, message, 1, group)  # he may take a person's seat: now the blind is his
     assert "🙈 слепой (Глеб)" in message.content

@@ -90,3 +90,17 @@ def test_a_redeal_summary_says_whose_four_queens_or_that_the_deck_ran_out() -> N
     ran_out = json.loads((RECORDS / "classic_brag_mirror_runs_out.json").read_text())
     ru = _summary(Rules.parse(ran_out["rules"]), ran_out, "ru")
     assert "кончилась колода" in ru and "дамы" not in ru
+
+
+def test_a_void_deals_summary_counts_no_points_for_sides_never_formed() -> None:
+    """A void deal is played by nobody: its summary says why and gives no points line (a void sochi
+    deal named sides — "Аня — 0, Борис и Вера — 0" — that never played it)."""
+    sochi = Rules.make("sochi")
+    deal = Deal(sochi, sochi_deck({1: "QC QS QH 7H"}, talon="QD 7S", dealer=0), dealer=0)
+    deal.apply(1, Discard(tuple(cards("7S 7H"))))
+    dealt = json.loads((RECORDS / "classic_redeal.json").read_text())
+    for rules, record in ((sochi, deal.record()), (Rules.make("classic"), dealt)):
+        for lang in ("ru", "en"):
+            text = _summary(rules, record, lang)
+            assert Tr(lang)("summary.points", a="", b="", pa=0, pb=0).split(":")[0] not in text, text
+            assert ("Пересдача" if lang == "ru" else "Redeal") in text

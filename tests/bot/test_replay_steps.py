@@ -114,3 +114,40 @@ def test_a_blind_hand_at_a_step_keeps_the_card_it_turns_for_the_next_trick() -> 
     size = rules.hand_size
     for k in range(steps.last):
         assert [len(h) for h in steps.hands[k]] == [size - k] * rules.seats
+
+
+def test_a_sochi_deal_in_the_viewer_names_its_talon_and_why_a_deal_was_void() -> None:
+    """Every step of a sochi deal says who took the talon and what it held (his hand holds its cards;
+    the table showed it to all); a deal voided by the ♣Q in the talon shows the talon and says so, and
+    a caught queen's deal ends with the catch, as the table's summary did."""
+    rules_json, records = _deals("sochi_match_brag_rotation")
+    rules = Rules.parse(rules_json)
+    names = ("Аня", "Борис", "Вера")
+    seats = [Player(kind="human", name=n, user_id=100 + s) for s, n in enumerate(names)]
+    entry = make_entry(
+        {"rules": rules_json, "deals": records}, Meta(id="m1", chat_id=-1, at=1_796_000_000.0, seats=seats)
+    )
+    codec = Codec(b"secret")
+    seen = set()
+    for lang in ("ru", "en"):
+        tr = Tr(lang)
+        for index, record in enumerate(records):
+            steps = steps_of(record, rules)
+            result = steps.deal.result
+            talon = steps.deal.talon
+            assert result is not None and talon.talon
+            cards = cards_text(tr, talon.talon)
+            for k in range(steps.last + 1):
+                text = view_content(tr, codec, entry, index, k, -1).text
+                if talon.lone is None:
+                    assert tr("sochi.talon", cards=cards) in text, (index, k)
+                else:
+                    assert tr("sochi.lone_was", name=names[talon.lone], cards=cards) in text, (index, k)
+            last = view_content(tr, codec, entry, index, steps.last, -1).text
+            if "talon_queen" in result.events:
+                assert tr("void.talon_queen", dealer=names[steps.deal.dealer]) in last
+                seen.add("talon_queen")
+            if "queen_caught" in result.events:
+                assert tr("event.queen_caught") in last
+                seen.add("queen_caught")
+    assert seen == {"talon_queen", "queen_caught"}

@@ -71,6 +71,15 @@ def test_both_catalogs_translate_the_same_keys_with_the_same_placeholders() -> N
     assert set(LANGS) == {p.name for p in LOCALES_DIR.iterdir() if p.is_dir()}
 
 
+def test_english_texts_say_no_russian_word_but_the_terms_they_quote() -> None:
+    """A Russian term is given in «» after its English name (the glossary's «шмон»), never in its place
+    (the achievement once read "The шмон catches the queen")."""
+    en = translations("en")
+    texts = [v for k, v in en._catalog.items() if k]  # type: ignore[attr-defined]
+    russian = [t for t in texts if re.search("[А-Яа-яЁё]", re.sub("«[^»]*»", "", t))]
+    assert russian == []
+
+
 class _CountingBot:
     def __init__(self) -> None:
         self.edits: list[str] = []

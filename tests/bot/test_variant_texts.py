@@ -96,6 +96,13 @@ def test_every_variant_text_says_its_target_who_plays_and_fills_every_blank() ->
             assert people[LANGS.index(lang)] in line.lower(), (lang, preset, line)
 
 
+def test_the_top_trump_has_one_name_in_every_variant_text() -> None:
+    """The glossary calls it «шмон»; the blind's rules once said «шмоха»."""
+    for preset in rules_menu.presets():
+        text = rules_text(RU, Rules.make(preset))
+        assert "шмох" not in text.lower(), preset
+
+
 def test_the_tricks_glossary_counts_tricks_and_has_no_matadors_eggs_or_brag() -> None:
     text = glossary(RU, Rules.make("tricks"))
     assert "меньше 5 взяток" in text and "ни одной взятки" in text
@@ -178,6 +185,34 @@ def test_the_rematch_lobby_promises_no_same_rules() -> None:
         assert (
             Tr(lang)("lobby.rules", rules=rules_menu.summary(Tr(lang), Rules.parse(table.rules))) in content
         )
+
+
+def test_a_lobby_with_blinds_says_where_they_sit_and_offers_no_form_for_three_or_two() -> None:
+    """The classic lobby's hint points those who are three or two to the rules menu; a lobby that has
+    chosen a blind variant is told where its people and blinds sit instead. A blind whose partner's
+    seat is still free is not called "blind (free)"."""
+    for preset, blinds in (("dummy", ("4",)), ("two_dummies", ("3", "4"))):
+        table = Table(
+            table_id="abc123",
+            chat_id=-5,
+            thread_id=None,
+            chat_title="Козлятник",
+            creator_id=1,
+            rules=Rules.make(preset, match_target=6).to_json(),
+            seats=[Seat(kind="human", name="Аня", user_id=1), None, None, None],
+            bot_level="easy",
+            created_at=0.0,
+            updated_at=0.0,
+        )
+        for lang in LANGS:
+            tr = Tr(lang)
+            content = lobby_content(tr, Codec(b"secret"), table).text
+            assert tr("lobby.hint") not in content, (preset, lang)
+            assert tr("lobby.hint_blind" if len(blinds) == 1 else "lobby.hint_blinds") in content
+            assert all(n in content for n in blinds), (preset, lang)
+            assert tr("seat.blind_unpartnered") in content and tr("seat.empty") + ")" not in content
+            if preset == "two_dummies":
+                assert tr("seat.blind", name="Аня") in content  # Аня is seated: her blind is named so
 
 
 async def test_help_and_the_lobby_show_the_forms_for_three_and_two(

@@ -170,7 +170,8 @@ def test_dummy_partner_dm_shows_the_blind_brag_and_the_table_its_stack() -> None
     assert deal.phase is Phase.BRAG and deal.to_act == 3
     table.match = MatchState(first_dealer=2, dealer=2, deal_no=2, deal_seq=1, current=deal.record())
     text = hand_content(tr, codec, table, deal, 3).text
-    assert "Вы хвалитесь за своего слепого" in text and "ваше место 4" in text
+    assert "Вы хвалитесь за своего слепого" in text and "место 4 — ваш 🙈 слепой" in text
+    assert "ваше место" not in text  # B sits in seat 2: seat 4 is his blind's, not his own
     # Read by B, the blind's partner: the score line's partner is B's blind, not B himself.
     assert "вы с партнёром (🙈 слепой (B))" in text, text
     assert game.deal_of(table) is not None
@@ -183,3 +184,34 @@ def test_dummy_partner_dm_shows_the_blind_brag_and_the_table_its_stack() -> None
     left = deal.hands[3].bit_count()
     assert "🙈 слепой (B): открыты " in live and f"в стопке {left} карт" in live, live
     assert "🙈 слепой (B): в стопке" in hand_content(tr, codec, table, deal, 0).text
+
+
+def test_the_sochi_talon_in_the_lone_players_dm_says_he_takes_it() -> None:
+    """While the ♣Q holder discards, the talon lies face up: the others' DMs name who takes it, his own
+    says that he does (it said his own name to him)."""
+    from bot.engine import Phase
+    from bot.render.words import cards_text
+
+    rules = Rules.make("sochi")
+    seats: list[Seat | None] = [Seat(kind="human", name=n, user_id=i + 1) for i, n in enumerate("ABC")]
+    table = Table(
+        table_id="so1", chat_id=-100, creator_id=1, status="playing", rules=rules.to_json(), seats=seats
+    )
+    deal = next(
+        d
+        for seed in range(100)
+        if (d := Deal.shuffled(rules, random.Random(seed), dealer=0)).phase is Phase.DISCARD
+    )
+    table.match = MatchState(first_dealer=0, dealer=0, deal_seq=1, current=deal.record(), scores=[0, 0, 0])
+    lone = deal.talon.lone
+    assert lone is not None
+    for lang in ("ru", "en"):
+        tr = Tr(lang)
+        cards = cards_text(tr, deal.talon.talon)
+        for seat in range(3):
+            text = hand_content(tr, Codec(b"k"), table, deal, seat).text
+            if seat == lone:
+                assert tr("sochi.talon_yours", cards=cards) in text
+                assert tr("sochi.talon_taking", cards=cards, name="ABC"[lone]) not in text
+            else:
+                assert tr("sochi.talon_taking", cards=cards, name="ABC"[lone]) in text

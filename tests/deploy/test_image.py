@@ -270,7 +270,7 @@ def test_dockerignore_keeps_local_state_out_of_the_context() -> None:
         ".mypy_cache",
         ".ruff_cache",
         "bot/__pycache__",
-        "bot/handlers/__pycache__",
+        "bot/tg/__pycache__",
     ):
         assert _ignored(path, patterns), f".dockerignore lets {path} into the build context"
     needed = {src for stage in _stages() for sources, _ in stage.copies() for src in sources}
