@@ -21,13 +21,14 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import Phase
 from bot.handlers.codec import Link
 from bot.handlers.core import Core, TableKey, key_of
-from bot.handlers.freshness import Slot, Turn, View, holds, push_due
+from bot.handlers.freshness import HandSlot, Slot, Turn, View, holds, push_due
 from bot.handlers.game import Progress
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.live_buttons import everyone, hand_message, on_page, table_message
@@ -350,10 +351,10 @@ class Presenter:
         elif snap is not None:
             self.show(snap)
 
-    def _hand_wanted(self, key: TableKey, view: View, slot: tuple[str, int, int, int]) -> Wanted:
-        """A new hand goes only if, when its turn comes, its seat is still the person's in the table
-        as stored then (/leave may come to another process; :meth:`View.hand_wanted`)."""
-        return view.hand_wanted(self.core.storage, key, slot, lambda t: self._stored(key, slot[0], t))
+    def _hand_wanted(self, key: TableKey, view: View, slot: HandSlot, moves: int | None = None) -> Wanted:
+        """A new hand goes only if its seat is still the person's in the table as stored when its turn
+        comes (:meth:`View.hand_wanted`); one sent anew, only while its decision (``moves``) is open."""
+        return view.hand_wanted(self.core.storage, key, slot, partial(self._stored, key, slot[0]), moves)
 
     def _stored(self, key: TableKey, table_id: str, snap: Snapshot | Table | None) -> None:
         """A change this presenter wanted was refused: its snapshot is outdated. Show the table as
@@ -436,9 +437,9 @@ class Presenter:
         push was no longer wanted (nothing sent, nothing changed)."""
         table_id, seq, moves, seat = turn
         outbox = self.core.outbox
-        wanted = view.wants(table_id, seq, seat, user_id)
+        wanted = view.wants(table_id, seq, seat, user_id, moves=moves)  # while the decision is open
         sent = await outbox.send(
-            user_id, hand, wanted=self._hand_wanted(key, view, (table_id, seq, seat, user_id))
+            user_id, hand, wanted=self._hand_wanted(key, view, (table_id, seq, seat, user_id), moves)
         )
         new_id = sent.message_id
         if new_id is None:
