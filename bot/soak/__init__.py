@@ -15,8 +15,9 @@ soon as their hand asks for one (and "one more match" when a match ends). At the
 stopped and every stored state is scanned: each table's match (every finished deal replayed, every
 state on the way checked for card conservation, the match recounted) and every archived match; and
 every move the bot acknowledged (answered without a word: saved) is looked up in the stored records.
-Printed: deals finished, taps handled, move waits (p50/p95/max seconds from a person's first tap on a
-decision to its acknowledgement), errors (lines logged at ERROR or above by any instance: must be 0),
+Printed: deals finished, taps handled, the alerts among their answers by text (and those on a hand
+the person had not tapped yet as it showed), move waits (p50/p95/max seconds from a person's first tap
+on a decision to its acknowledgement), errors (lines logged at ERROR or above by any instance: must be 0),
 invariant violations (states the scan finds broken, plus saves the storage refused as broken: must be
 0) and acknowledged moves lost or doubled (not in the records, or there twice: must be 0), with the
 restarts and what they cost (taps left unanswered), the workers killed, the jobs another worker took

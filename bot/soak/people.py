@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +52,11 @@ class Counts:
     taps: int = 0
     unanswered: int = 0
     alerts: int = 0
+    #: Each alert's text, by how many taps it answered (what the alerts were).
+    alert_texts: Counter[str] = field(default_factory=Counter)
+    #: Alerts on a decision's first tap on a hand as it showed then (a message, as edited so far):
+    #: a keyboard the bot refused before the person had acted on it, not one left over from a move.
+    alerts_on_new_keyboards: int = 0
     restarts: int = 0
     #: Thinking workers killed (and replaced).
     worker_kills: int = 0
@@ -132,6 +138,7 @@ async def tap_answer(run: Run, user: SimUser, message: StoredMessage, *, text: s
     run.counts.taps += 1
     if result.show_alert:
         run.counts.alerts += 1
+        run.counts.alert_texts[result.answer_text or ""] += 1
     return result.show_alert, result.answer_text or ""
 
 
@@ -195,6 +202,8 @@ async def play_table(run: Run, n: int, rng: Any) -> None:
     rematched: set[int] = set()
     #: The decision asked (the hand message as it was) and when the person first tapped on it.
     asked: tuple[tuple[int, int], float] | None = None
+    #: The hands (message, edits) the person has had an answer to a tap on.
+    answered: set[tuple[int, int]] = set()
     while not run.over:
         lobby = next(
             (m for m in reversed(group.bot_messages) if any(t == START for t, _ in buttons(m))), None
@@ -224,6 +233,10 @@ async def play_table(run: Run, n: int, rng: Any) -> None:
             asked = (point, time.monotonic())
         data = rng.choice(options)
         answer = await tap_answer(run, user, message, data=data)
+        if answer is not None:
+            if answer[0] and point not in answered:
+                run.counts.alerts_on_new_keyboards += 1
+            answered.add(point)
         move = acked_move(run.codec, user, data)
         if answer == (False, "") and move is not None:  # the bot's quiet answer: the move is saved
             run.counts.moves.append(move)

@@ -305,6 +305,8 @@ async def run(
                 "taps_handled": answered,
                 "taps_unanswered": soak.counts.unanswered,
                 "alerts": soak.counts.alerts,
+                "alert_texts": dict(soak.counts.alert_texts.most_common()),
+                "alerts_on_new_keyboards": soak.counts.alerts_on_new_keyboards,
                 "updates_delivered": soak.counts.delivered,
                 "errors": len(errors),
                 "warnings": warnings,

@@ -6,16 +6,18 @@ tap, apply a move once, also after Redis went back to an older state. A table th
 moved aside (:mod:`bot.storage.quarantine`). Every script touches the keys of one slot; on a Redis
 Cluster (``redis+cluster://``, :mod:`bot.storage.cluster`) the timers are spread over several sorted
 sets, and a group's move to its supergroup is done in steps.
+
+:class:`RedisStorage` is the tables' part (with the history and the standings, :mod:`bot.storage.stats_store`)
+on top of the timers and update claims (:mod:`bot.storage.redis_timers`) and the settings
+(:mod:`bot.storage.redis_settings`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import secrets
-import time
-from collections.abc import AsyncIterator, Callable, Collection
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -29,30 +31,22 @@ from bot.storage.cluster import (
     is_cluster_url,
     move_across_slots,
     move_key,
-    timer_bucket,
 )
 from bot.storage.errors import STORAGE_DOWN, Redis
 from bot.storage.invariants import check_table
-from bot.storage.models import SCHEMA, ChatSettings, Table, UserSettings
+from bot.storage.models import Table
 from bot.storage.protocol import StaleWrite, TimerPlan
 from bot.storage.quarantine import Quarantined, TableReader
+from bot.storage.redis_settings import RedisSettings
+from bot.storage.redis_timers import RedisTimers, timer_args
 from bot.storage.scripts import cas, new_revision
 from bot.storage.stats_store import CHAT_PARTS, StatsStore
 
 _LOG = logging.getLogger(__name__)
-_S = TypeVar("_S", ChatSettings, UserSettings)
 HISTORY_KEPT = 100
-#: Seconds an update's claim is kept (Telegram stops retrying long before).
-UPDATE_KEPT = 86400
-SETTINGS_TTL = 400 * 24 * 3600
-#: Seconds a chat's settings read from Redis are reused by this process: every move arms turn timers
-#: by them. A change made here is seen at once; one made by another process within this time.
-CHAT_SETTINGS_CACHE = 5.0
-#: Chats whose settings are cached at most (the cache starts over beyond).
-CHAT_SETTINGS_KEPT = 10_000
 
 
-class RedisStorage:
+class RedisStorage(RedisTimers, RedisSettings):
     """:class:`bot.storage.protocol.Storage` on Redis; ``prefix`` separates deployments (and tests)."""
 
     def __init__(
@@ -63,14 +57,11 @@ class RedisStorage:
         check: bool = True,
         timer_buckets: int | None = None,
     ) -> None:
-        self.client: Any = client
-        self.prefix = prefix
         #: On a Redis Cluster: the two chats of a move are on different slots (done in steps).
         self.cluster = isinstance(client, RedisCluster)
-        #: Sorted sets the timers are spread over (each polled): one on a single Redis, several on a
-        #: cluster so no one node holds every deadline. A process must agree with the others on it.
-        self.timer_buckets = timer_buckets or (CLUSTER_TIMER_BUCKETS if self.cluster else 1)
-        self._next_bucket = 0
+        buckets = timer_buckets or (CLUSTER_TIMER_BUCKETS if self.cluster else 1)
+        RedisTimers.__init__(self, client, prefix=prefix, timer_buckets=buckets)
+        RedisSettings.__init__(self, client, prefix=prefix)
         #: Check every table state before saving it (card conservation, a sane match); see
         #: bot/storage/invariants.py. A state that fails is refused, never stored.
         self.check = check
@@ -78,9 +69,6 @@ class RedisStorage:
         self._save_arm = client.register_script(scripts.SAVE_ARM)
         self._delete = client.register_script(scripts.DELETE)
         self._move = client.register_script(scripts.MOVE)
-        self._claim = client.register_script(scripts.CLAIM)
-        self._add_timers = client.register_script(scripts.ADD_TIMERS)
-        self._claim_update = client.register_script(scripts.CLAIM_UPDATE)
         self._put_new = client.register_script(scripts.PUT_NEW)
         self._push = client.register_script(scripts.PUSH)
         self._reader = TableReader(client)
@@ -89,8 +77,6 @@ class RedisStorage:
         self.on_quarantine: Callable[[Quarantined], None] | None = None
         #: The standings' keys and scripts (bot/storage/stats_store.py).
         self.stats = StatsStore(client, prefix)
-        #: Chat settings key -> (monotonic time it may be used until, the settings read).
-        self._chat_cache: dict[str, tuple[float, ChatSettings]] = {}
 
     @classmethod
     def from_url(cls, url: str, *, prefix: str = "", max_connections: int = 100) -> RedisStorage:
@@ -121,14 +107,6 @@ class RedisStorage:
     def history_key(self, chat_id: int) -> str:
         """The chat's finished matches."""
         return f"{self.prefix}kozel:{{{chat_id}}}:history"
-
-    def chat_key(self, chat_id: int) -> str:
-        """The chat's settings."""
-        return f"{self.prefix}kozel:{{{chat_id}}}:settings"
-
-    def user_key(self, user_id: int) -> str:
-        """A person's settings (their own hash tag: a user is not a chat)."""
-        return f"{self.prefix}kozel:{{u{user_id}}}:user"
 
     # ----- tables ------------------------------------------------------------------------------
 
@@ -177,7 +155,7 @@ class RedisStorage:
                 except STORAGE_DOWN as e:  # the save stands
                     _LOG.warning("the timers of table %s wait for its next change: %s", table.table_id, e)
         else:
-            args += _timer_args(timers.due, timers.unless, timers.drop)
+            args += timer_args(timers.due, timers.unless, timers.drop)
             ok = await cas(self._save_arm(keys=[key, self.timers_key()], args=args))
         if not ok:
             raise StaleWrite(f"table {table.table_id} in chat {table.chat_id} changed since it was loaded")
@@ -228,7 +206,7 @@ class RedisStorage:
                 ],
             )
         for chat_id in (old, new):
-            self._chat_cache.pop(self.chat_key(chat_id), None)
+            self.forget_chat_settings(chat_id)
         if ok != 1:
             raise StaleWrite(f"the table of chat {old} changed, or chat {new} has one already")
         if table is not None:
@@ -352,168 +330,6 @@ class RedisStorage:
                 continue
         return chats
 
-    # ----- settings ----------------------------------------------------------------------------
-
-    async def chat_settings(self, chat_id: int) -> ChatSettings:
-        """A chat's settings, defaults if none (or of another schema) are stored.
-
-        Read from Redis at most every ``CHAT_SETTINGS_CACHE`` seconds per chat (a fresh object each
-        time: callers may change what they get).
-        """
-        key = self.chat_key(chat_id)
-        now = time.monotonic()
-        cached = self._chat_cache.get(key)
-        if cached is not None and cached[0] > now:
-            return cached[1].model_copy()
-        settings = self._parse(await self.client.get(key), ChatSettings)
-        if len(self._chat_cache) >= CHAT_SETTINGS_KEPT:
-            self._chat_cache.clear()
-        self._chat_cache[key] = (now + CHAT_SETTINGS_CACHE, settings.model_copy())
-        return settings
-
-    async def save_chat_settings(self, chat_id: int, settings: ChatSettings) -> None:
-        """Store a chat's settings for about a year after their last change."""
-        key = self.chat_key(chat_id)
-        self._chat_cache.pop(key, None)
-        await self.client.set(key, settings.model_dump_json(), ex=SETTINGS_TTL)
-        self._chat_cache.pop(key, None)
-
-    async def user_settings(self, user_id: int) -> UserSettings:
-        """A person's settings."""
-        return await self._get(self.user_key(user_id), UserSettings)
-
-    async def save_user_settings(self, user_id: int, settings: UserSettings) -> None:
-        """Store a person's settings."""
-        await self.client.set(self.user_key(user_id), settings.model_dump_json(), ex=SETTINGS_TTL)
-
-    async def _get(self, key: str, model: type[_S]) -> _S:
-        return self._parse(await self.client.get(key), model)
-
-    @staticmethod
-    def _parse(data: str | bytes | None, model: type[_S]) -> _S:
-        if data is None:
-            return model()
-        raw = json.loads(data)
-        if raw.get("schema_version") != SCHEMA:
-            return model()
-        return model.model_validate(raw)
-
-    async def claim_update(self, update_id: int, *, now: float, lease: float, takeover: bool = False) -> bool:
-        """Take ``update_id`` for ``lease`` seconds, unless it is done or (without ``takeover``)
-        another lease is live.
-
-        Claims are kept a day (Telegram retries for less).
-        """
-        args = [repr(now), repr(now + lease), str(UPDATE_KEPT), "1" if takeover else "0"]
-        return bool(await self._claim_update(keys=[self._update_key(update_id)], args=args))
-
-    async def finish_update(self, update_id: int) -> None:
-        """Mark ``update_id`` handled: no later delivery of it is handled again."""
-        await self.client.set(self._update_key(update_id), "done", ex=UPDATE_KEPT)
-
-    async def update_done(self, update_id: int) -> bool:
-        """Whether ``update_id`` was handled to the end (by any process)."""
-        return bool(await self.client.get(self._update_key(update_id)) == "done")
-
-    def _update_key(self, update_id: int) -> str:
-        return f"{self.prefix}kozel:update:{update_id}"
-
-    # ----- timers ------------------------------------------------------------------------------
-
-    def timers_key(self, bucket: int = 0) -> str:
-        """A bucket of the pending timers (member: timer id, score: due Unix time).
-
-        One bucket (a single Redis): ``kozel:timers``. On a cluster bucket K is ``kozel:timers:K``,
-        each its own slot; a timer's table picks its bucket (:func:`bot.storage.cluster.timer_bucket`).
-        """
-        base = f"{self.prefix}kozel:timers"
-        return base if self.timer_buckets == 1 else f"{base}:{bucket}"
-
-    def inflight_key(self, bucket: int = 0) -> str:
-        """The claimed timers of a bucket not yet fired (score: when the claim's lease ends).
-
-        Its hash tag is the whole bucket's key, so both keys share one slot on a Redis Cluster.
-        """
-        return f"{{{self.timers_key(bucket)}}}:inflight"
-
-    def claim_key(self, bucket: int, token: str) -> str:
-        """What the claim ``token`` took from a bucket (kept for its lease; the bucket's slot)."""
-        return f"{{{self.timers_key(bucket)}}}:claim:{token}"
-
-    def bucket_of(self, member: str) -> int:
-        """The bucket that holds the timer ``member``."""
-        return timer_bucket(member, self.timer_buckets)
-
-    async def add_timers(
-        self, due: dict[str, float], *, unless: str | None = None, drop: Collection[str] = ()
-    ) -> bool:
-        """ZADD NX the timers, unless ``unless`` is pending; ZREM ``drop`` first.
-
-        One Lua script per bucket; the bot's calls name one table's timers, one bucket, so the guard,
-        the drops and the additions are one atomic step. Timers of several buckets (only tests) are
-        added after the guard's bucket said yes.
-        """
-        if not due and not drop:
-            return False
-        buckets: dict[int, tuple[list[str], list[str]]] = {}
-        guard = self.bucket_of(unless) if unless else None
-        if guard is not None:
-            buckets[guard] = ([], [])
-        for member in drop:
-            buckets.setdefault(self.bucket_of(member), ([], []))[0].append(member)
-        for member, when in due.items():
-            buckets.setdefault(self.bucket_of(member), ([], []))[1].extend((repr(when), member))
-        order = sorted(buckets, key=lambda b: b != guard)  # the guard's bucket first
-        added = True
-        for bucket in order:
-            drops, pairs = buckets[bucket]
-            args: list[str] = [str(len(drops)), *drops, (unless or "") if bucket == guard else ""]
-            ok = await self._add_timers(keys=[self.timers_key(bucket)], args=args + (pairs if added else []))
-            added = added and bool(ok)
-        return added
-
-    async def claim_timers(
-        self, now: float, limit: int = 100, *, lease: float = 60.0, token: str | None = None
-    ) -> list[str]:
-        """Move the due timers to the in-flight sets for ``lease`` seconds, one Lua script per bucket.
-
-        Buckets are polled in turn, from a different one each call, until ``limit`` are claimed;
-        the claimed timers come back in the order they were due. A claim made again with the same
-        ``token`` (while the lease lasts) returns what that claim took: a claim whose answer was lost
-        with its connection (applied, then retried on a new one, or by the next tick) is not left to
-        its lease. Without a token the call makes one (redis-py's own retries reuse it).
-        """
-        token = token or secrets.token_hex(8)
-        found: list[tuple[float, str]] = []
-        first = self._next_bucket
-        self._next_bucket = (first + 1) % self.timer_buckets
-        for step in range(self.timer_buckets):
-            if len(found) >= limit:
-                break
-            bucket = (first + step) % self.timer_buckets
-            keys = [self.timers_key(bucket), self.inflight_key(bucket), self.claim_key(bucket, token)]
-            args = [repr(now), str(limit - len(found)), repr(now + lease), str(max(1, int(lease * 1000)))]
-            flat = await self._claim(keys=keys, args=args)
-            found += [(float(flat[i + 1]), str(flat[i])) for i in range(0, len(flat), 2)]
-        found.sort()
-        return [member for _, member in found]
-
-    async def finish_timer(self, member: str) -> None:
-        """A claimed timer has fired: drop its lease."""
-        await self.client.zrem(self.inflight_key(self.bucket_of(member)), member)
-
-    async def release_timer(self, member: str, at: float) -> None:
-        """A claimed timer could not fire: its lease ends at ``at`` (XX: unless it is over already)."""
-        await self.client.zadd(self.inflight_key(self.bucket_of(member)), {member: at}, xx=True)
-
     async def close(self) -> None:
         """Close the connection pool."""
         await self.client.aclose()
-
-
-def _timer_args(due: dict[str, float], unless: str | None, drop: Collection[str]) -> list[str]:
-    """The arguments of ADD_TIMERS (and of SAVE_ARM after its own six)."""
-    args: list[str] = [str(len(drop)), *drop, unless or ""]
-    for member, when in due.items():
-        args += [repr(when), member]
-    return args

@@ -25,6 +25,10 @@ _LOG = logging.getLogger(__name__)
 Slot = tuple[str, int, int | None]
 #: A decision come due: (table id, deal sequence, moves made, seat).
 Turn = tuple[str, int, int, int]
+#: A hand message: (table id, deal sequence, seat, the person's user id).
+HandSlot = tuple[str, int, int, int]
+#: Asked when a new hand's turn comes: whether it is still wanted (see :meth:`View.hand_wanted`).
+HandWanted = Callable[[], Awaitable[bool]]
 
 
 @dataclass
@@ -72,14 +76,21 @@ class View:
         return self.gone or self.content_at() != at
 
     def wants(
-        self, table_id: str, seq: int, seat: int | None = None, user_id: int | None = None
+        self,
+        table_id: str,
+        seq: int,
+        seat: int | None = None,
+        user_id: int | None = None,
+        *,
+        moves: int | None = None,
     ) -> Callable[[], bool]:
         """Asked when a new message's turn comes (and before a retry): whether the table's newest
         state still wants it: the table there and playing the deal ``seq``; for a hand, ``seat``
-        still the person ``user_id``'s."""
+        still the person ``user_id``'s; for a hand sent anew (``moves``: the moves made when its
+        decision came due), that decision still open."""
 
         def wanted() -> bool:
-            return not self.gone and plays(self.table, table_id, seq, seat, user_id)
+            return not self.gone and plays(self.table, table_id, seq, seat, user_id, moves)
 
         return wanted
 
@@ -87,12 +98,14 @@ class View:
         self,
         storage: Storage,
         key: TableKey,
-        slot: tuple[str, int, int, int],
+        slot: HandSlot,
         seen: Callable[[Table | None], None],
+        moves: int | None = None,
     ) -> Callable[[], Awaitable[bool]]:
-        """:meth:`wants` for a new hand message (``slot``: table id, deal sequence, seat, the person),
-        asked when its turn comes, and then also of the table as stored at that moment: another
-        process may have changed it (a /leave handled there) since this one's newest snapshot.
+        """:meth:`wants` for a new hand message (``slot``: table id, deal sequence, seat, the person;
+        ``moves`` for a hand sent anew), asked when its turn comes, and then also of the table as
+        stored at that moment: another process may have changed it (a /leave, or the decision made,
+        handled there) since this one's newest snapshot.
 
         One small read (the stored stamp); the table itself only if that is not the newest
         snapshot's, and then handed to ``seen`` (None: the table is gone), so this process shows it.
@@ -100,7 +113,7 @@ class View:
         the stored table again, and deletes a hand that is no longer the seat's.
         """
         table_id, seq, seat, user_id = slot
-        wanted = self.wants(table_id, seq, seat, user_id)
+        wanted = self.wants(table_id, seq, seat, user_id, moves=moves)
 
         async def stored_wants() -> bool:
             if not wanted():
@@ -116,17 +129,24 @@ class View:
                 _LOG.exception("checking the stored table %s before a hand is sent failed", key)
                 return True
             seen(stored)
-            return stored is not None and plays(stored, table_id, seq, seat, user_id)
+            return stored is not None and plays(stored, table_id, seq, seat, user_id, moves)
 
         return stored_wants
 
 
-def plays(table: Table, table_id: str, seq: int, seat: int | None, user_id: int | None) -> bool:
+def plays(
+    table: Table, table_id: str, seq: int, seat: int | None, user_id: int | None, moves: int | None = None
+) -> bool:
     """Whether ``table`` is the table ``table_id`` playing the deal ``seq``, with ``seat`` (if given)
-    the person ``user_id``'s."""
-    if table.table_id != table_id or table.status != "playing" or table.match is None:
+    the person ``user_id``'s, and (if given) ``moves`` moves made in the deal: a hand sent anew shows
+    the decision that came due then, which is no longer open once someone moved (the person, on the
+    hand another process sent, or a bot player for them)."""
+    m = table.match
+    if table.table_id != table_id or table.status != "playing" or m is None or m.deal_seq != seq:
         return False
-    return table.match.deal_seq == seq and (seat is None or holds(table, seat, user_id))
+    if moves is not None and len((m.current or {}).get("moves", [])) != moves:
+        return False
+    return seat is None or holds(table, seat, user_id)
 
 
 def holds(table: Table, seat: int, user_id: int | None) -> bool:

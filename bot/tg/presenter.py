@@ -21,6 +21,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -37,8 +38,7 @@ from bot.table.core import TableKey, key_of
 from bot.table.game import Progress, decider
 from bot.table.ttlcache import TtlCache
 from bot.table.usecase import Change, Snapshot, Tables
-from bot.tg.calls import Wanted
-from bot.tg.freshness import Slot, Turn, View, holds, push_due
+from bot.tg.freshness import HandSlot, HandWanted, Slot, Turn, View, holds, push_due
 from bot.tg.parts import Parts
 from bot.tg.summaries import Summaries
 
@@ -352,10 +352,10 @@ class Presenter:
         elif snap is not None:
             self.show(snap)
 
-    def _hand_wanted(self, key: TableKey, view: View, slot: tuple[str, int, int, int]) -> Wanted:
-        """A new hand goes only if, when its turn comes, its seat is still the person's in the table
-        as stored then (/leave may come to another process; :meth:`View.hand_wanted`)."""
-        return view.hand_wanted(self.core.storage, key, slot, lambda t: self._stored(key, slot[0], t))
+    def _hand_wanted(self, key: TableKey, view: View, slot: HandSlot, moves: int | None = None) -> HandWanted:
+        """A new hand goes only if its seat is still the person's in the table as stored when its turn
+        comes (:meth:`View.hand_wanted`); one sent anew, only while its decision (``moves``) is open."""
+        return view.hand_wanted(self.core.storage, key, slot, partial(self._stored, key, slot[0]), moves)
 
     def _stored(self, key: TableKey, table_id: str, snap: Snapshot | Table | None) -> None:
         """A change this presenter wanted was refused: its snapshot is outdated. Show the table as
@@ -438,9 +438,9 @@ class Presenter:
         push was no longer wanted (nothing sent, nothing changed)."""
         table_id, seq, moves, seat = turn
         outbox = self.core.outbox
-        wanted = view.wants(table_id, seq, seat, user_id)
+        wanted = view.wants(table_id, seq, seat, user_id, moves=moves)  # while the decision is open
         sent = await outbox.send(
-            user_id, hand, wanted=self._hand_wanted(key, view, (table_id, seq, seat, user_id))
+            user_id, hand, wanted=self._hand_wanted(key, view, (table_id, seq, seat, user_id), moves)
         )
         new_id = sent.message_id
         if new_id is None:

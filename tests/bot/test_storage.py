@@ -137,7 +137,7 @@ async def test_chat_settings_are_read_from_redis_once_per_cache_time(
     await other.save_chat_settings(1, ChatSettings(lang="en"))
     assert (await storage.chat_settings(1)).turn_time == 30
     # Once the cache time is over, the other process's change is read.
-    monkeypatch.setattr("bot.storage.redis_store.CHAT_SETTINGS_CACHE", 0.0)
+    monkeypatch.setattr("bot.storage.redis_settings.CHAT_SETTINGS_CACHE", 0.0)
     storage._chat_cache.clear()
     assert (await storage.chat_settings(1)).lang == "en"
     await other.save_chat_settings(1, ChatSettings(lang="ru"))

@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 from bot.engine import Rules
 from bot.soak import run
 from bot.soak.check import check_moves, log_errors, log_lines, quantiles, scan, stored_matches
-from bot.soak.people import AckedMove
+from bot.soak.people import TR, AckedMove
 from bot.soak.run import FELL_BACK, TAKEN_OVER
 from bot.stats.entry import entry_of
 from bot.storage import RedisStorage, Seat, Table
@@ -41,6 +41,9 @@ async def test_a_short_soak_finishes_deals_with_no_error_no_violation_and_no_mov
     assert figures["tables_started"] == 10, summary
     assert figures["deals_finished"] >= 5, summary
     assert figures["taps_handled"] >= 50, summary
+    # Every alert is listed by its text; none is "try again": the storage was up all along.
+    assert sum(figures["alert_texts"].values()) == figures["alerts"], summary
+    assert TR("fault.try_again") not in figures["alert_texts"], summary
     # Every move the bot acknowledged is in the stored records, once.
     assert figures["moves_acknowledged"] >= 20, summary
     assert figures["moves_lost"] == 0 and figures["moves_doubled"] == 0, summary
