@@ -25,7 +25,7 @@ run: $(STAMP)
 	$(BIN)/python -m bot
 
 bench: $(STAMP)
-	$(BIN)/python -m bot.engine.bench
+	$(BIN)/python -m bot.measure.engine_bench
 
 bot-bench: $(STAMP)
 	$(BIN)/python -m bot.bench --tables 100
@@ -34,13 +34,13 @@ bot-bench: $(STAMP)
 # in two worker processes, one killed (and replaced) every ~20 s; exits 1 on any error, invariant
 # violation, or acknowledged move lost or doubled (docs/operations.md).
 soak: $(STAMP)
-	$(BIN)/python -m bot.soak --tables 200 --minutes 3 --instances 2 --restart-every 30 \
+	$(BIN)/python -m bot.measure.soak --tables 200 --minutes 3 --instances 2 --restart-every 30 \
 		--workers 2 --kill-worker-every 20
 
 # The same on a fresh six-node Redis Cluster (Redis's 15-s node timeout) whose master of a table is
 # killed (SIGKILL) 60 s in: play waits for the replica's promotion and goes on.
 soak-failover: $(STAMP)
-	$(BIN)/python -m tests.cluster -- $(BIN)/python -m bot.soak --tables 200 --minutes 3 --instances 2 \
+	$(BIN)/python -m tests.cluster -- $(BIN)/python -m bot.measure.soak --tables 200 --minutes 3 --instances 2 \
 		--restart-every 30 --workers 2 --kill-worker-every 20 --kill-master-after 60
 
 # A six-node Redis Cluster (3 masters, 3 replicas) on free loopback ports until Ctrl-C; prints its

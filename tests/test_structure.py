@@ -174,6 +174,20 @@ def test_no_module_of_bot_over_500_lines() -> None:
     assert not over, f"modules of bot/ over {MAX_LINES} lines: " + ", ".join(f"{p} ({n})" for n, p in over)
 
 
+def test_the_product_never_imports_the_measuring_tools() -> None:
+    """``bot/measure/`` drives the bot from outside (benches, arenas, the soak); nothing else imports it."""
+    graph = import_graph(modules())
+    assert any(name.startswith("bot.measure.") for name in graph), "bot/measure/ was not read"
+    found = [
+        f"{name} imports {edge.target} (line {edge.line})"
+        for name, edges in graph.items()
+        if not (name == "bot.measure" or name.startswith("bot.measure."))
+        for edge in edges
+        if edge.target == "bot.measure" or edge.target.startswith("bot.measure.")
+    ]
+    assert not found, "runtime modules importing the measuring tools:\n  " + "\n  ".join(found)
+
+
 def test_a_circle_is_found_through_relative_lazy_and_type_checking_imports(tmp_path: Path) -> None:
     pkg = tmp_path / "pkg"
     (pkg / "sub").mkdir(parents=True)

@@ -3,7 +3,7 @@
 :class:`bot.storage.RedisStorage` runs :func:`table_problems` on every table it saves and refuses to
 store a state that fails (:class:`InvariantViolation`): a bug must not be written into a game.
 ``deep=True`` also replays every finished deal of the match, checking every state each deal went
-through, and recounts the match; the restart tests and ``python -m bot.soak`` scan stored tables so.
+through, and recounts the match; the restart tests and ``python -m bot.measure.soak`` scan stored tables so.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """How much of the gap to a ceiling a level closes, deal by deal.
 
 ``python -m experiments.arena.gap LEVEL.json CEILING.json [--boot N] [--seed S]`` reads two arena
-summaries (``python -m bot.engine.arena ... --json``) of the same preset and seed against the same
+summaries (``python -m bot.measure.arena ... --json``) of the same preset and seed against the same
 side B — say ``--a hard --b easy`` and ``--a cheat --b easy`` — and prints the ratio of their margins,
 (LEVEL − B) / (CEILING − B), over the deals both runs played (the same match and deal index is the same
 deck in both), with a 95% percentile-bootstrap CI resampled over those deals. Deals are paired, so the

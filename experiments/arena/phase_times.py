@@ -13,8 +13,8 @@ import time
 
 from bot.engine import Deal, Rules, view_for
 from bot.engine.ai import make_player
-from bot.engine.arena import on_clock
 from bot.engine.deal import Phase
+from bot.measure.arena import on_clock
 
 
 def main(argv: list[str]) -> int:

@@ -2,7 +2,7 @@
 :mod:`bot.engine.ai.bragsearch`): the same levels with those decisions taken by the rule player's
 rules, as before they were searched.
 
-``python -m bot.engine.arena --a medium --b experiments.arena.preplay:medium_rule --preset classic``
+``python -m bot.measure.arena --a medium --b experiments.arena.preplay:medium_rule --preset classic``
 measures the searched exchange, ``--preset flip`` the searched swap (classic has no swap, flip no
 exchange)."""
 
@@ -63,7 +63,7 @@ def medium_lay() -> S.SearchPlayer:
 
 def medium_rule_discard() -> S.SearchPlayer:
     """``medium`` with ``sochi``'s discard by the rule (:mod:`bot.engine.ai.discard`): the ablation of
-    the discard search, ``python -m bot.engine.arena3 --a medium --b
+    the discard search, ``python -m bot.measure.arena3 --a medium --b
     experiments.arena.preplay:medium_rule_discard``."""
     return S.SearchPlayer("medium-rule-discard", _without("discard"))
 

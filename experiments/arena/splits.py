@@ -1,7 +1,7 @@
 """How the two plays of each duplicate deal ended for a level against ``random``.
 
 ``python -m experiments.arena.splits LEVEL PRESET PAIRS [SEED]`` plays the arena's matches (seed 1 by
-default, the same deals as ``python -m bot.engine.arena``) and prints the share of paired deals by
+default, the same deals as ``python -m bot.measure.arena``) and prints the share of paired deals by
 outcome, side A's first play then its second: ``WW`` won both (it won with the weaker cards too),
 ``WL``/``LW`` split (the cards decided), ``LL`` lost both (it lost with the better cards too), ``T``
 a tie (eggs). A level that wins a larger share of deals must turn splits into ``WW``."""
@@ -10,7 +10,7 @@ import collections
 import sys
 
 from bot.engine import Rules
-from bot.engine.arena import play_duplicate
+from bot.measure.arena import play_duplicate
 
 
 def _outcome(v: int) -> str:

@@ -1,8 +1,8 @@
 """The README's table of #23's targets, from the arena runs' JSON.
 
 ``python -m experiments.arena.targets DIR`` reads ``DIR/A_B_PRESET_seedS.json`` — the
-``python -m bot.engine.arena --a A --b B --preset PRESET --seed S --json`` summaries (``sochi``'s:
-``python -m bot.engine.arena3``) — and prints, per preset and seed, each margin with its 95% CI,
+``python -m bot.measure.arena --a A --b B --preset PRESET --seed S --json`` summaries (``sochi``'s:
+``python -m bot.measure.arena3``) — and prints, per preset and seed, each margin with its 95% CI,
 the share of the gap to ``cheat`` that ``hard`` closes (:mod:`experiments.arena.gap`), the levels'
 decision times (and ``easy``'s alone, from ``easy_easy_PRESET_seed2.json``), and whether each target
 is met.

@@ -4,7 +4,7 @@ tricks taken (2, 4 or 6 penalty points) and every trick counts the same.
 * ``weight1``: the play-outs' tie-break at 1.0 penalty point a trick instead of 0.25
   (:data:`bot.engine.ai.world.TRICK_WEIGHT`), set for this player's decisions only;
 * ``solve16``: the exact solver from 16 cards left instead of 12 (the solver is about twice as fast on
-  tricks as on classic: ``python -m bot.engine.bench --solver 16 --preset tricks``);
+  tricks as on classic: ``python -m bot.measure.engine_bench --solver 16 --preset tricks``);
 * ``nobonus``: no head start for the rule player's card;
 * ``solve16_weight1``: both.
 

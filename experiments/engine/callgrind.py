@@ -1,7 +1,7 @@
 """One path of the engine bench on fixed seeds, for instruction counts under callgrind.
 
 ``python experiments/engine/callgrind.py MODE CASE N``, MODE one of ``api`` (``N`` random deals
-through the ``Deal`` API, as ``bot.engine.bench.api_deals``), ``ref`` (the same through the list-based
+through the ``Deal`` API, as ``bot.measure.engine_bench.api_deals``), ``ref`` (the same through the list-based
 reference, ``tests/engine/reference.py``), ``search`` (``N`` kernel play-outs from the first lead, as
 the bot players' ``rollout``) or ``refplay`` (the reference playing out the same positions). Run each
 under callgrind at N and at 0 and subtract, then divide the reference's count by the engine's::
@@ -22,8 +22,8 @@ sys.path.insert(0, os.getcwd())  # the checkout it is run from
 
 from bot.engine.ai.sample import true_world
 from bot.engine.ai.world import rollout
-from bot.engine.bench import CASES, _ref_position, _reference, api_deals, first_leads
 from bot.engine.rules import Rules
+from bot.measure.engine_bench import CASES, _ref_position, _reference, api_deals, first_leads
 
 POSITIONS = 600  # made outside the measured work, always all of them, so the N=0 run subtracts them
 

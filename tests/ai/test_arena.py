@@ -12,7 +12,7 @@ import pytest
 from bot.engine import Deal, Rules, view_for
 from bot.engine.ai.base import make_player
 from bot.engine.ai.search import SearchPlayer
-from bot.engine.arena import CLOCKS, main, on_clock, run, share_ci
+from bot.measure.arena import CLOCKS, main, on_clock, run, share_ci
 
 
 def test_duplicate_run_summarises_paired_deals() -> None:

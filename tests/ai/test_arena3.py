@@ -9,8 +9,8 @@ from collections import Counter
 import pytest
 
 from bot.engine import Rules
-from bot.engine.arena3 import DEAL_NUMBERS, SEATINGS, main, play_deck, run, seat_levels
 from bot.engine.result import DealResult
+from bot.measure.arena3 import DEAL_NUMBERS, SEATINGS, main, play_deck, run, seat_levels
 
 DUMMY = Rules.make("dummy")
 ROTATING = Rules.make("dummy", blind_rotates=True)
@@ -46,7 +46,7 @@ def untimed(summary: dict[str, object]) -> dict[str, object]:
 
 def test_arena3_reports_each_levels_decision_times_as_the_pair_arena_does() -> None:
     """Every decision of a deck is timed for the level taking it, and the summary gives each level's
-    count, median, p95 and max in ms, as ``python -m bot.engine.arena`` does."""
+    count, median, p95 and max in ms, as ``python -m bot.measure.arena`` does."""
     deck = play_deck(Rules.make("sochi"), {"a": "easy", "b": "random"}, seed=2, k=0)
     s = run(Rules.make("sochi"), {"a": "easy", "b": "random"}, decks=1, seed=2)  # that deck alone
     for side in ("a", "b"):
@@ -65,11 +65,11 @@ def test_sochi_arena_cli_prints_one_json_line(capsys: object) -> None:
 def test_the_pair_arena_sends_three_seat_presets_to_arena3(capsys: object) -> None:
     import pytest
 
-    from bot.engine.arena import main as pair_main
+    from bot.measure.arena import main as pair_main
 
     with pytest.raises(SystemExit):
         pair_main(["--a", "random", "--b", "random", "--preset", "sochi", "--deals", "1"])
-    assert "bot.engine.arena3" in capsys.readouterr().err  # type: ignore[attr-defined]
+    assert "bot.measure.arena3" in capsys.readouterr().err  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("rules", [DUMMY, ROTATING], ids=["dummy", "blind_rotates"])

@@ -11,8 +11,8 @@ from bot.engine import Rules, Suit, cards, tables_for
 from bot.engine.ai.sample import true_world
 from bot.engine.ai.solver import CHECK_NODES, Solver, SolveTimeout
 from bot.engine.ai.world import PAIR_OF, Static, World, bits_of
-from bot.engine.bench import solver_positions
 from bot.engine.cards import mask_of
+from bot.measure.engine_bench import solver_positions
 from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 

@@ -9,8 +9,8 @@ import pytest
 from bot.engine import Deal, Phase, Rules
 from bot.engine.ai.sample import true_world
 from bot.engine.ai.world import rollout, worth
-from bot.engine.arena import deal_value
 from bot.engine.play import play_out, random_choice
+from bot.measure.arena import deal_value
 from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 

@@ -379,7 +379,7 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> Image:
 def test_runtime_imports_need_no_test_only_package(image: Image) -> None:
     script = (
         "import importlib.util, json, sys\n"
-        "import bot, bot.app, bot.__main__, bot.webhook, bot.soak, bot.healthcheck\n"
+        "import bot, bot.app, bot.__main__, bot.webhook, bot.measure.soak, bot.healthcheck\n"
         "from bot.storage import redis_server_binary\n"
         "import importlib.metadata\n"
         "print(json.dumps({'version': sys.version_info[:2], 'bot': bot.__file__,\n"

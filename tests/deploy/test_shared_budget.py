@@ -24,9 +24,9 @@ import aiohttp
 import pytest
 
 from bot.app import codec_for, services_of
+from bot.measure.soak.people import Run, play_table
 from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.sandbox.limits import COUNTED_METHODS
-from bot.soak.people import Run, play_table
 from bot.storage import RedisStorage
 from bot.table.core import Limits
 from bot.tg.services import Settings

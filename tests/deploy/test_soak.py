@@ -11,10 +11,10 @@ from pathlib import Path
 import redis.asyncio as aioredis
 
 from bot.engine import Rules
-from bot.soak import run
-from bot.soak.check import check_moves, log_errors, log_lines, quantiles, scan, stored_matches
-from bot.soak.people import TR, AckedMove
-from bot.soak.run import FELL_BACK, TAKEN_OVER
+from bot.measure.soak import run
+from bot.measure.soak.check import check_moves, log_errors, log_lines, quantiles, scan, stored_matches
+from bot.measure.soak.people import TR, AckedMove
+from bot.measure.soak.run import FELL_BACK, TAKEN_OVER
 from bot.stats.entry import entry_of
 from bot.storage import RedisStorage, Seat, Table
 from bot.table import game

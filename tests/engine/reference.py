@@ -1,5 +1,5 @@
 """A straightforward, list-based Kozel deal, written from RULES.md alone: the yardstick of the engine's
-bench (``python -m bot.engine.bench``) and an independent oracle for the play kernel's tests.
+bench (``python -m bot.measure.engine_bench``) and an independent oracle for the play kernel's tests.
 
 Cards are :class:`~bot.engine.cards.Card` values, hands lists of them kept in card-id order, the legal
 cards a list comprehension, a trick's winner a ``max`` over a key; each card's effective suit and

@@ -7,7 +7,7 @@ from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parents[2] / "bot" / "engine"
 #: Command-line entry points that live beside the engine and may read files and print.
-CLI = {"replay.py", "bench.py", "arena.py", "arena3.py"}
+CLI = {"replay.py"}
 #: Bot modules that may read a clock: anytime search stops at a time budget (``Budget.clock``, wall or
 #: CPU time), which changes how long a bot thinks, never what the rules allow. Only ``time``, only here.
 CLOCK = {"ai/budget.py"}
@@ -36,6 +36,7 @@ FORBIDDEN = {
     "bot.render",
     "bot.tg",
     "bot.sandbox",
+    "bot.measure",
 }
 
 

@@ -218,7 +218,7 @@ def test_replay_cli_refuses_with_index_and_nonzero_exit() -> None:
 
 def test_bench_cli_prints_one_json_line_per_preset() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "bot.engine.bench", "--deals", "30", "--runs", "1"],
+        [sys.executable, "-m", "bot.measure.engine_bench", "--deals", "30", "--runs", "1"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -232,7 +232,8 @@ def test_bench_cli_prints_one_json_line_per_preset() -> None:
 
 def test_bench_cli_times_the_solver_per_preset() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "bot.engine.bench", "--solver", "12", "--positions", "8", "--preset", "flip"],
+        [sys.executable, "-m", "bot.measure.engine_bench", "--solver", "12", "--positions", "8",
+         "--preset", "flip"],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -6,7 +6,7 @@ like a null-window search at the few scoring thresholds (61, 31, 1 card points, 
 A transposition table at trick boundaries, equivalent-card merging, "win the trick first" move
 ordering, bounds at each trick boundary (when every way the rest can go is worth the same, or cannot
 reach the window, nothing is searched) and the last trick played at once keep the last five tricks
-within a few milliseconds per world (``python -m bot.engine.bench --solver 20``).
+within a few milliseconds per world (``python -m bot.measure.engine_bench --solver 20``).
 
 The search does not move a :class:`~bot.engine.play.PlayState` on: it plays on the bare masks — one
 list of hands changed and restored in place, the trick on a stack, points and tricks won as arguments —

@@ -1,4 +1,4 @@
-"""``python -m bot.engine.arena``: a duplicate tournament between two bot levels.
+"""``python -m bot.measure.arena``: a duplicate tournament between two bot levels.
 
 Matches are played on a fixed, seeded sequence of decks, each match twice: once with side A in seats
 0 and 2, once with the sides swapped, so both sides hold the same cards. A paired deal is the k-th
@@ -256,7 +256,7 @@ def _option(text: str) -> tuple[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """The command line."""
-    ap = argparse.ArgumentParser(prog="python -m bot.engine.arena", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m bot.measure.arena", description=__doc__.splitlines()[0])
     ap.add_argument(
         "--a", required=True, help="side A: a level or package.module:factory; 'x,y' mixes a pair"
     )
@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rules = Rules.make(args.preset, **dict(_option(o) for o in args.option))
     if rules.seats != 4:
-        ap.error(f"{args.preset} seats {rules.seats}: its arena is python -m bot.engine.arena3")
+        ap.error(f"{args.preset} seats {rules.seats}: its arena is python -m bot.measure.arena3")
     sides = (args.a.split(","), args.b.split(","))
     head = {"a": args.a, "b": args.b, "preset": args.preset, "seed": args.seed, "clock": args.clock}
 

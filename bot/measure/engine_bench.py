@@ -1,4 +1,4 @@
-"""``python -m bot.engine.bench``: random legal deals per second for each preset, as JSON lines.
+"""``python -m bot.measure.engine_bench``: random legal deals per second for each preset, as JSON lines.
 
 Two paths are timed, each as the product runs it:
 
@@ -236,7 +236,9 @@ def measure_solver(rules: Rules, left: int, positions: int, seed: int) -> dict[s
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print one JSON line per case."""
-    parser = argparse.ArgumentParser(prog="python -m bot.engine.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bot.measure.engine_bench", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--preset", choices=list(CASES), action="append", help="repeatable; default: all")
     parser.add_argument("--deals", type=int, default=3000, help="deals per run (default 3000)")
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (default 5)")

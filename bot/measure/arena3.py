@@ -1,4 +1,4 @@
-"""``python -m bot.engine.arena3``: two bot levels at a three-person table, seats rotated.
+"""``python -m bot.measure.arena3``: two bot levels at a three-person table, seats rotated.
 
 Three people cannot be split into two equal sides, so a fair comparison cannot seat a level in a fixed
 pair. Each deck is played six times, once per seating of the three people: level A as person 0, 1 or
@@ -46,12 +46,12 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.engine.ai.base import make_player
-from bot.engine.arena import CLOCKS, decision_times, on_clock
 from bot.engine.deal import Deal
 from bot.engine.result import DealResult
 from bot.engine.rules import Rules
 from bot.engine.seats import DUMMY_PARTNER
 from bot.engine.view import view_for
+from bot.measure.arena import CLOCKS, decision_times, on_clock
 
 #: The presets with three people.
 PRESETS3 = ("sochi", "dummy")
@@ -90,7 +90,7 @@ def role(rules: Rules, result: DealResult, seat: int) -> str:
 def play_deck(rules: Rules, levels: dict[str, str], seed: int, k: int, clock: str = "wall") -> dict[str, Any]:
     """Deck ``k`` under the six seatings: per level, the penalty its people were charged, the person
     slots it filled and its slots per role; and each play's seat levels and result. ``clock``: what
-    the search levels' budgets are read on (``python -m bot.engine.arena``'s ``--clock``)."""
+    the search levels' budgets are read on (``python -m bot.measure.arena``'s ``--clock``)."""
     charged = {"a": 0, "b": 0}
     slots = {"a": 0, "b": 0}
     roles: dict[str, Counter[str]] = {"a": Counter(), "b": Counter()}
@@ -154,7 +154,7 @@ def summarise(
     times: dict[str, list[float]] | None = None,
 ) -> dict[str, Any]:
     """Each level's mean penalty per person per deal over the decks so far, the margin, the roles, and
-    each level's decision times (as ``python -m bot.engine.arena`` gives them: ``time_ms_a``/``_b``)."""
+    each level's decision times (as ``python -m bot.measure.arena`` gives them: ``time_ms_a``/``_b``)."""
     margins = [b - a for a, b in zip(means["a"], means["b"], strict=True)]
     n = len(margins)
     mean = statistics.fmean(margins) if margins else 0.0
@@ -181,7 +181,7 @@ def summarise(
 
 def main(argv: list[str] | None = None) -> int:
     """The command line."""
-    ap = argparse.ArgumentParser(prog="python -m bot.engine.arena3", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m bot.measure.arena3", description=__doc__.splitlines()[0])
     ap.add_argument("--a", required=True, help="level A")
     ap.add_argument("--b", required=True, help="level B")
     ap.add_argument("--preset", choices=PRESETS3, default="sochi")

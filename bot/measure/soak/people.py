@@ -3,7 +3,7 @@ decisions as soon as their hand asks for one, and "one more match" when a match 
 
 Every move the bot acknowledged (the tap on a decision answered without a word: the bot's answer
 once the move is saved) is kept as an :class:`AckedMove`, to be looked up in the stored records at
-the end (bot/soak/check.py), with how long the person waited for it.
+the end (bot/measure/soak/check.py), with how long the person waited for it.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.engine.actions import action_to_json
+from bot.measure.soak.instances import Instance
 from bot.render.hand_view import as_a_person_picks
 from bot.render.i18n import DEFAULT_LANG, Tr
 from bot.sandbox import Driver, Emulator, SandboxError, SimGroup, SimUser, StoredMessage
-from bot.soak.instances import Instance
 from bot.table.codec import Codec
 from bot.table.payloads import Act, BadData, Tick
 

@@ -42,7 +42,7 @@ class Instance:
         """Start the process and wait until its ``/healthz`` answers."""
         with self.log.open("ab") as log:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot.soak", "--serve-bot", str(self.port),
+                sys.executable, "-m", "bot.measure.soak", "--serve-bot", str(self.port),
                 env=self.env, stdout=log, stderr=log,
             )  # fmt: skip
         deadline = time.monotonic() + timeout
@@ -97,7 +97,7 @@ class WorkerProcess:
         self.started += 1
         with self.log.open("ab") as log:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot.soak", "--serve-worker", self.name,
+                sys.executable, "-m", "bot.measure.soak", "--serve-worker", self.name,
                 env=self.env, stdout=log, stderr=log,
             )  # fmt: skip
 

@@ -1,4 +1,4 @@
-"""``python -m bot.soak``: many tables for minutes through two bot instances that are killed at random.
+"""``python -m bot.measure.soak``: many tables for minutes through two bot instances killed at random.
 
 The emulator runs here; every bot instance is a process of its own (webhook mode) on one Redis, under
 a key prefix of this run's own (deleted at the end), so a soak never touches real tables. Every update
@@ -23,11 +23,11 @@ invariant violations (states the scan finds broken, plus saves the storage refus
 restarts and what they cost (taps left unanswered), the workers killed, the jobs another worker took
 over and the decisions no worker answered in time. The exit status is 1 unless all three are 0.
 
-Modules: :mod:`bot.soak.instances` (the bot and worker processes), :mod:`bot.soak.people` (the
-simulated people), :mod:`bot.soak.check` (the checks at the end), :mod:`bot.soak.run` (the run and the
-command line).
+Modules: :mod:`bot.measure.soak.instances` (the bot and worker processes),
+:mod:`bot.measure.soak.people` (the simulated people), :mod:`bot.measure.soak.check` (the checks at
+the end), :mod:`bot.measure.soak.run` (the run and the command line).
 """
 
-from bot.soak.run import main, run
+from bot.measure.soak.run import main, run
 
 __all__ = ["main", "run"]

@@ -22,10 +22,25 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from bot.app import codec_for
+from bot.measure.soak.check import (
+    check_moves,
+    count_deals,
+    log_errors,
+    log_lines,
+    quantiles,
+    scan,
+    stored_matches,
+)
+from bot.measure.soak.instances import (
+    WEBHOOK_PATH,
+    Instance,
+    WorkerProcess,
+    free_port,
+    serve_bot,
+    serve_worker,
+)
+from bot.measure.soak.people import TAP_TIMEOUT, Run, play_table
 from bot.sandbox import Driver, Emulator, EmulatorConfig
-from bot.soak.check import check_moves, count_deals, log_errors, log_lines, quantiles, scan, stored_matches
-from bot.soak.instances import WEBHOOK_PATH, Instance, WorkerProcess, free_port, serve_bot, serve_worker
-from bot.soak.people import TAP_TIMEOUT, Run, play_table
 from bot.storage import EmbeddedRedis, RedisStorage
 from bot.storage.cluster import is_cluster_url
 from bot.webhook import SECRET_HEADER
@@ -189,7 +204,7 @@ async def run(
     workers: int = 0,
     kill_worker_every: float | None = None,
 ) -> dict[str, Any]:
-    """Soak ``tables`` tables for ``seconds``; return the figures (see :mod:`bot.soak`).
+    """Soak ``tables`` tables for ``seconds``; return the figures (see :mod:`bot.measure.soak`).
 
     ``paced``: the instances pace their calls as in production (Telegram's per-chat limits);
     without, every call goes at once (quicker games, for short runs). ``min_restarts`` and
@@ -337,7 +352,7 @@ def main() -> None:
     """Parse arguments, run, print the figures (``--json``: one JSON object); exit 1 unless
     :func:`passed`."""
     parser = argparse.ArgumentParser(
-        prog="python -m bot.soak", description="many tables through bot instances killed at random"
+        prog="python -m bot.measure.soak", description="many tables through bot instances killed at random"
     )
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--minutes", type=float, default=3.0)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.engine.invariants import replay_checked
-from bot.soak.people import AckedMove
+from bot.measure.soak.people import AckedMove
 from bot.stats.entry import meta_of
 from bot.storage import RedisStorage, Table
 from bot.storage.invariants import table_problems

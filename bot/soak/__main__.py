@@ -1,5 +1,0 @@
-"""``python -m bot.soak``: see :mod:`bot.soak`."""
-
-from bot.soak.run import main
-
-main()
