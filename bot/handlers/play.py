@@ -48,7 +48,7 @@ from bot.handlers.rematch import rematch_tap
 from bot.handlers.services import Services, TableKey, taken_at
 from bot.handlers.settings_menu import settings_tap
 from bot.handlers.social import export_tap, top_tap, view_tap
-from bot.handlers.usecase import Change
+from bot.handlers.usecase import Change, Snapshot
 from bot.handlers.words import SUIT_SYMBOLS, decider
 from bot.storage import StaleWrite, Table
 from bot.storage.models import Picking
@@ -270,21 +270,9 @@ async def back_tap(update: Update, button: Button, svc: Services) -> None:
     query = update.callback_query
     assert query is not None
     user = query.from_user
-
-    def change(table: Table | None) -> bool:
-        if table is None or table.table_id != button.table_id or table.status != "playing":
-            raise Refusal("alert.stale")
-        seat = table.seat_of(user.id)
-        if seat is None:
-            raise Refusal("alert.not_seated")
-        was_away = seat in table.away
-        decided_himself(table, seat)
-        return was_away
-
-    snap, was_away = await svc.run((button.chat_id, button.thread_id), lambda c: change(c.table))
+    snap = await back_move(svc, button, user.id)
     tr = await user_tr(svc, user)
     await quiet_answer(query, tr("timer.back_toast"))
-    assert snap is not None
     if query.message is not None:
         # Its keyboard goes even when the person was back already (a keyboard a restart left behind).
         lang_tr = tr if query.message.chat.id == user.id else await svc.presenter.group_tr(snap.table.chat_id)
@@ -292,5 +280,24 @@ async def back_tap(update: Update, button: Button, svc: Services) -> None:
         svc.outbox.edit(
             query.message.chat.id, query.message.message_id, Content(lang_tr("timer.back", name=name))
         )
+
+
+async def back_move(svc: Services, button: Button, user_id: int) -> Snapshot:
+    """ "I'm back" from ``user_id`` (a group's or DM's button, or the live table's page): they decide
+    for their seat again; raises :class:`Refusal` saying why not."""
+
+    def change(table: Table | None) -> bool:
+        if table is None or table.table_id != button.table_id or table.status != "playing":
+            raise Refusal("alert.stale")
+        seat = table.seat_of(user_id)
+        if seat is None:
+            raise Refusal("alert.not_seated")
+        was_away = seat in table.away
+        decided_himself(table, seat)
+        return was_away
+
+    snap, was_away = await svc.run((button.chat_id, button.thread_id), lambda c: change(c.table))
+    assert snap is not None
     if was_away:
         await svc.publish(snap)
+    return snap

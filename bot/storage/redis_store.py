@@ -93,12 +93,10 @@ class RedisStorage:
 
     @classmethod
     def from_url(cls, url: str, *, prefix: str = "", max_connections: int = 100) -> RedisStorage:
-        """Connect to the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``), or to the Redis
-        Cluster a node of which ``redis+cluster://`` (``rediss+cluster://``) names.
-
-        When ``max_connections`` are busy a command waits for one (up to 20 s): redis-py's default
-        pool refuses at once with "Too many connections", which 200 busy tables reach (the soak).
-        On a cluster ``max_connections`` is per node.
+        """Connect to the Redis at ``url`` (``redis://``, ``rediss://``, ``unix://``), or to the Redis
+        Cluster a node of which ``redis+cluster://`` (``rediss+cluster://``) names. When
+        ``max_connections`` (per node on a cluster) are busy a command waits for one (up to 20 s):
+        redis-py's default pool refuses at once, which 200 busy tables reach (the soak).
         """
         if is_cluster_url(url):
             return cls(cluster_client(url, max_connections=max_connections), prefix=prefix)
@@ -478,6 +476,11 @@ class RedisStorage:
     async def finish_timer(self, member: str) -> None:
         """A claimed timer has fired: drop its lease."""
         await self.client.zrem(self.inflight_key(self.bucket_of(member)), member)
+
+    async def timer_due(self, member: str) -> float | None:
+        """When the pending timer ``member`` is due (its score), or None."""
+        due = await self.client.zscore(self.timers_key(self.bucket_of(member)), member)
+        return None if due is None else float(due)
 
     async def release_timer(self, member: str, at: float) -> None:
         """A claimed timer could not fire: its lease ends at ``at`` (XX: unless it is over already)."""

@@ -33,10 +33,10 @@ from typing import Any
 from aiohttp import web
 
 from bot.handlers.coach import hint_for
-from bot.handlers.codec import Act, BadData, Held, Hint, Tick
+from bot.handlers.codec import Act, Back, BadData, Held, Hint, Tick
 from bot.handlers.game import Notice, Refusal
 from bot.handlers.i18n import Tr, pick_lang
-from bot.handlers.play import pick_move, play_move
+from bot.handlers.play import back_move, pick_move, play_move
 from bot.handlers.services import Services
 from bot.storage import StaleWrite
 from bot.storage.errors import STORAGE_DOWN
@@ -44,6 +44,7 @@ from bot.webapp.initdata import InitDataError, check_init_data
 from bot.webapp.live import RECHECK, LiveHub
 from bot.webapp.payload import payload_for
 from bot.webapp.session import LinkError, Session, Tokens
+from bot.webapp.turn import turn_deadline
 
 __all__ = ["LiveTable"]
 
@@ -58,7 +59,7 @@ PAGE_TEXTS = (
     "webapp.title", "webapp.your_turn", "webapp.turn_of", "webapp.trump", "webapp.last_trick",
     "webapp.no_last_trick", "webapp.watching", "webapp.points", "webapp.tricks", "webapp.penalty",
     "webapp.offline", "webapp.gone", "webapp.lobby", "webapp.over", "webapp.table", "webapp.you",
-    "webapp.away", "webapp.open_in_telegram",
+    "webapp.away", "webapp.open_in_telegram", "webapp.time_left", "webapp.time_up",
 )  # fmt: skip
 _STATIC = {"index.html": "text/html", "app.js": "text/javascript", "app.css": "text/css"}
 
@@ -143,7 +144,9 @@ class LiveTable:
             return None
         tr = await self._tr(svc, session.user_id)
         hint = await svc.presenter.hints_on(link.chat_id)
-        return payload_for(tr, svc.codec, snap.table, snap.deal, session.user_id, hint=hint)
+        deadline, now = await turn_deadline(svc, snap), self.clock()
+        table, deal = snap.table, snap.deal
+        return payload_for(tr, svc.codec, table, deal, session.user_id, hint=hint, deadline=deadline, now=now)
 
     # -- routes ------------------------------------------------------------------------------------
 
@@ -278,6 +281,9 @@ class LiveTable:
                 await play_move(svc, button, payload, session.user_id)
             elif isinstance(payload, Tick):
                 await pick_move(svc, button, payload, session.user_id)
+            elif isinstance(payload, Back):  # "I'm back", as the group's and the DM's button
+                await back_move(svc, button, session.user_id)
+                return web.json_response({"ok": True, "text": tr("timer.back_toast")})
             elif isinstance(payload, Hint):  # 💡 where the chat allows hints: said on the page alone
                 return web.json_response(
                     {"ok": True, "text": await hint_for(svc, button, payload, session.user_id, tr)}
@@ -316,5 +322,3 @@ async def _json(request: web.Request) -> dict[str, Any]:
 def _file(name: str) -> web.Response:
     data = resources.files("bot.webapp").joinpath("static", name).read_bytes()
     return web.Response(body=data, content_type=_STATIC[name], charset="utf-8")
-
-

@@ -87,6 +87,7 @@ function render(s) {
     if (seat.away) meta.push("💤 " + t("away"));
     if (seat.cards !== null && seat.cards !== undefined) meta.push(`🂠 ${seat.cards}`);
     box.replaceChildren(el("div", "name", seat.name), el("div", "meta", meta.join(" · ")));
+    if (deal && deal.turn && deal.turn.seat === seat.seat) box.append(el("div", "clock"));
   }
   const trick = $("trick");
   trick.replaceChildren();
@@ -96,13 +97,8 @@ function render(s) {
     c.style.gridArea = slots[where[play.seat]];
     trick.append(c);
   }
-  let status = "";
-  if (s.status === "lobby") status = t("lobby");
-  else if (s.status === "over") status = s.result || t("over");
-  else if (s.hand && s.hand.your_turn) status = t("your_turn");
-  else if (deal && deal.to_act !== null) status = t("turn_of", { name: s.seats[deal.to_act].name });
-  $("status").textContent = status;
   renderHand(s);
+  startClock(s);
   const last = $("last-trick");
   last.replaceChildren(...(deal && deal.last_trick.length ? deal.last_trick.map(cardEl) : [el("span", "", t("no_last_trick"))]));
   $("table-text").textContent = s.table_text || "";
@@ -116,20 +112,27 @@ function renderHand(s) {
   hand.replaceChildren();
   decisions.replaceChildren();
   if (!s.hand) return;
-  const cardData = {};
-  for (const row of s.hand.buttons) for (const b of row) if (b.card) cardData[b.card] = b.data;
+  // "I'm back" first: while the turn timers have the person away, the bot plays for them.
+  if (s.hand.back) {
+    const line = el("div", "row away");
+    line.append(el("div", "note", s.hand.away || ""));
+    const button = el("button", "back", s.hand.back.text);
+    button.addEventListener("click", () => act(s.hand.back.data));
+    line.append(button);
+    decisions.append(line);
+  }
+  // Each card of the hand: a tap is its DM button's (play, brag, swap's return, tick, or why not).
   for (const card of s.hand.cards) {
     const c = cardEl(card);
-    if (card.legal && cardData[card.code]) {
-      c.classList.add("legal");
+    if (card.kind) c.classList.add(card.kind === "act" ? "legal" : card.kind);
+    if (card.data) {
       c.setAttribute("role", "button");
-      c.addEventListener("click", () => act(cardData[card.code]));
-    } else if (cardData[card.code]) {
-      c.addEventListener("click", () => act(cardData[card.code]));
+      c.addEventListener("click", () => act(card.data));
     }
     hand.append(c);
   }
-  // Every other decision the DM's keyboard offers (brag, exchange, swap, declare, discard, cut…).
+  // Every other decision the DM's keyboard offers (exchange, swap, declare, the give's and the
+  // discard's confirm, the mirror's cut, the brag's kind, two cards bragged at once, the hint).
   for (const row of s.hand.buttons) {
     const others = row.filter((b) => !b.card && b.data);
     if (!others.length) continue;
@@ -141,6 +144,57 @@ function renderHand(s) {
     }
     decisions.append(line);
   }
+}
+
+// The time left of the turn: counted down on the page from what the server said was left when it
+// sent the state; at zero the state is read again (a tick may have held the timer off).
+let turnEnds = 0, clockTimer = 0, refetchTimer = 0;
+function clock(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function statusText(s) {
+  const deal = s.deal;
+  if (s.status === "lobby") return t("lobby");
+  if (s.status === "over") return s.result || t("over");
+  let text = "";
+  if (s.hand && s.hand.your_turn) text = t("your_turn");
+  else if (deal && deal.to_act !== null) text = t("turn_of", { name: s.seats[deal.to_act].name });
+  if (text && deal && deal.turn && turnEnds) {
+    const left = (turnEnds - Date.now()) / 1000;
+    text += " · " + (left > 0 ? t("time_left", { time: clock(left) }) : t("time_up"));
+  }
+  return text;
+}
+
+function tickClock() {
+  if (!state) return;
+  $("status").textContent = statusText(state);
+  const turnSeat = document.querySelector(".seat.turn .clock");
+  if (turnSeat && turnEnds) turnSeat.textContent = clock((turnEnds - Date.now()) / 1000);
+  if (turnEnds && Date.now() >= turnEnds) {
+    clearInterval(clockTimer);
+    clockTimer = 0;
+    $("status").classList.remove("hurry");
+    const version = state.version;
+    clearTimeout(refetchTimer);
+    refetchTimer = setTimeout(async () => {
+      if (!state || state.version !== version) return;
+      const { status, body } = await api(`state?token=${encodeURIComponent(token)}`).catch(() => ({}));
+      if (status === 200 && state && body.version >= state.version) render(body);
+    }, 2500);
+  } else {
+    $("status").classList.toggle("hurry", !!turnEnds && turnEnds - Date.now() < 10000);
+  }
+}
+
+function startClock(s) {
+  const turn = s.deal && s.deal.turn;
+  turnEnds = turn ? Date.now() + turn.left * 1000 : 0;
+  clearInterval(clockTimer);
+  clockTimer = turnEnds ? setInterval(tickClock, 500) : 0;
+  tickClock();
 }
 
 async function api(path, options = {}) {
