@@ -16,6 +16,7 @@ from typing import Any
 from bot.engine import Deal, Phase, view_for
 from bot.engine.cards import Card
 from bot.engine.view import SeatView
+from bot.handlers.brag_view import BRAG_PHASES
 from bot.handlers.codec import Act, Back, BadData, Codec, Held, Tick
 from bot.handlers.game import target_of
 from bot.handlers.hand_view import PICKABLE_MARK, PICKED_MARK, card_of, hand_content
@@ -216,6 +217,17 @@ def payload_for(
             else None
         ),
     }
+    if view.phase in BRAG_PHASES:  # the cards laid in the brag so far, face down as None
+        public = public_cards(deal) if watcher else None
+        out["deal"]["brag"] = [
+            {
+                "seat": s,
+                "cards": [
+                    _card(tr, c) if c is not None and (public is None or c in public) else None for c in laid
+                ],
+            }
+            for s, laid in view.brag_laid
+        ]
     out["table_text"] = plain(live_content(tr, table, deal).text)
     if watcher:
         talon = [c for c in view.talon if c in public_cards(deal)]
@@ -230,6 +242,8 @@ def payload_for(
         "seat": shown,
         "cards": _hand_cards(tr, view, rows),
         "text": text,
+        # What the DM hand asks of the person now (its last line), or whose decision it is.
+        "prompt": text.rsplit("\n", 1)[-1],
         "buttons": rows,
         "your_turn": view.my_turn and view.phase is not Phase.OVER,
         # A person the turn timers marked away: the bot plays for them until "I'm back" (the same

@@ -9,7 +9,8 @@ or one of their own in polling mode):
   of a DM button's URL); 401 if unsigned or old, 403 if the link is forged;
 * ``GET /webapp/api/state?token=`` — the table as the viewer may see it;
 * ``GET /webapp/api/events?token=&version=`` — Server-Sent Events, one ``state`` event a version
-  (the whole state: a page that reconnects catches up with no gap), ``gone`` when the table ends;
+  (the whole state, its id the version: a page that reconnects, by ``Last-Event-ID`` or ``version``,
+  catches up with no gap and no double), ``gone`` when the table ends;
 * ``POST /webapp/api/act`` ``{"token", "data"}`` — a tap on the page: the signed data of one of the
   viewer's hand buttons, applied by the same code as the tap on that button in the DM, refused in
   the same words.
@@ -196,8 +197,10 @@ class LiveTable:
     async def _events(self, request: web.Request) -> web.StreamResponse:
         session = self._check(request.query.get("token", ""))
         svc = self._svc()
+        # The version the page has: the last event's id when the browser reconnects by itself (a
+        # network that dropped), else the one the page asks from (a page that slept and reconnects).
         try:
-            last = int(request.query.get("version", "-1"))
+            last = int(request.headers.get("Last-Event-ID") or request.query.get("version", "-1"))
         except ValueError:
             last = -1
         link = session.link
@@ -213,6 +216,8 @@ class LiveTable:
         hub, key = self._live(), (link.chat_id, link.thread_id)
         try:
             await self._stream(svc, session, hub, response, last)
+        except ConnectionResetError:  # the page went away mid-write
+            pass
         finally:
             # The page is closed (or gone quiet): its person's DM hand is brought up to date.
             with contextlib.suppress(*STORAGE_DOWN):

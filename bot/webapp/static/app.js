@@ -5,6 +5,7 @@ const API = new URL("api/", new URL(".", location.href));
 const hash = new URLSearchParams(location.hash.slice(1));
 const initData = hash.get("tgWebAppData") || "";
 let token = "", texts = {}, state = null, events = null, busy = false, lastActed = "";
+const received = [];  // the versions the stream brought, in order (the browser tests read them)
 
 function postEvent(type, data = {}) {
   // Telegram's clients take these events from a Mini App (the same calls telegram-web-app.js makes).
@@ -20,6 +21,12 @@ function postEvent(type, data = {}) {
 function theme() {
   try {
     const params = JSON.parse(hash.get("tgWebAppThemeParams") || "{}");
+    // Dark or light as Telegram's own script decides it: by the brightness of the background.
+    const bg = /^#([0-9a-f]{6})$/i.exec(params.bg_color || "");
+    if (bg) {
+      const n = parseInt(bg[1], 16), [r, g, b] = [n >> 16, (n >> 8) & 255, n & 255];
+      document.documentElement.dataset.scheme = 0.299 * r + 0.587 * g + 0.114 * b < 120 ? "dark" : "light";
+    }
     const names = { bg_color: "--tg-bg", text_color: "--tg-text", hint_color: "--tg-hint",
       button_color: "--tg-button", button_text_color: "--tg-button-text",
       secondary_bg_color: "--tg-secondary-bg" };
@@ -84,10 +91,9 @@ function render(s) {
     const meta = [];
     if (seat.you) meta.push(t("you"));
     if (seat.level) meta.push(seat.level);
-    if (seat.away) meta.push("💤 " + t("away"));
+    if (seat.away) meta.push(t("away"));  // the name already has its 💤
     if (seat.cards !== null && seat.cards !== undefined) meta.push(`🂠 ${seat.cards}`);
     box.replaceChildren(el("div", "name", seat.name), el("div", "meta", meta.join(" · ")));
-    if (deal && deal.turn && deal.turn.seat === seat.seat) box.append(el("div", "clock"));
   }
   const trick = $("trick");
   trick.replaceChildren();
@@ -97,11 +103,20 @@ function render(s) {
     c.style.gridArea = slots[where[play.seat]];
     trick.append(c);
   }
+  // The brag: the cards laid so far in each seat's place, the face-down ones as backs.
+  for (const laid of deal && deal.brag ? deal.brag : []) {
+    const box = el("span", "laid");
+    box.style.gridArea = slots[where[laid.seat]];
+    for (const card of laid.cards) box.append(card ? cardEl(card) : el("span", "card back", "🂠"));
+    trick.append(box);
+  }
   renderHand(s);
   startClock(s);
   const last = $("last-trick");
   last.replaceChildren(...(deal && deal.last_trick.length ? deal.last_trick.map(cardEl) : [el("span", "", t("no_last_trick"))]));
   $("table-text").textContent = s.table_text || "";
+  $("last").hidden = !deal;  // nothing to show once the match is over (its result is in the middle)
+  $("text").hidden = !s.table_text && !s.hand;
   $("hand-text").textContent = s.hand ? s.hand.text : "";
   if (s.seat === null) banner(t("watching"));
   else banner("");
@@ -159,7 +174,9 @@ function statusText(s) {
   if (s.status === "lobby") return t("lobby");
   if (s.status === "over") return s.result || t("over");
   let text = "";
-  if (s.hand && s.hand.your_turn) text = t("your_turn");
+  // A decision other than a card: what the DM hand asks (or whose decision it is), in its words.
+  if (s.hand && s.hand.prompt && deal && deal.phase !== "play") text = s.hand.prompt;
+  else if (s.hand && s.hand.your_turn) text = t("your_turn");
   else if (deal && deal.to_act !== null) text = t("turn_of", { name: s.seats[deal.to_act].name });
   if (text && deal && deal.turn && turnEnds) {
     const left = (turnEnds - Date.now()) / 1000;
@@ -171,8 +188,6 @@ function statusText(s) {
 function tickClock() {
   if (!state) return;
   $("status").textContent = statusText(state);
-  const turnSeat = document.querySelector(".seat.turn .clock");
-  if (turnSeat && turnEnds) turnSeat.textContent = clock((turnEnds - Date.now()) / 1000);
   if (turnEnds && Date.now() >= turnEnds) {
     clearInterval(clockTimer);
     clockTimer = 0;
@@ -227,6 +242,7 @@ function follow() {
   events = new EventSource(url);
   events.addEventListener("state", (e) => {
     const s = JSON.parse(e.data);
+    received.push(s.version);
     const wasMine = state && state.hand && state.hand.your_turn;
     if (!state || s.version >= state.version || s.table_id !== state.table_id) render(s);
     if (s.hand && s.hand.your_turn && !wasMine)
@@ -264,5 +280,5 @@ document.addEventListener("visibilitychange", () => {
 });
 
 // For the browser tests: the same taps a person makes, and the data of the last one.
-window.kozel = { act, lastActed: () => lastActed };
+window.kozel = { act, lastActed: () => lastActed, state: () => state, received: () => received.slice() };
 start();
