@@ -122,7 +122,13 @@ function render(s) {
   else banner("");
 }
 
+let handShown = "";
 function renderHand(s) {
+  // Drawn anew only when it changed: a card or button being tapped is not swapped for a copy of
+  // itself while the others play (a tap on a detached button would be lost).
+  const key = JSON.stringify(s.hand && [s.hand.cards, s.hand.buttons, s.hand.back, s.hand.away]);
+  if (key === handShown) return;
+  handShown = key;
   const hand = $("hand"), decisions = $("decisions");
   hand.replaceChildren();
   decisions.replaceChildren();
