@@ -9,6 +9,7 @@ language; names and the table's text are sent as plain text (the page never pars
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from typing import Any
@@ -17,7 +18,7 @@ from bot.engine import Deal, Phase, view_for
 from bot.engine.cards import Card
 from bot.engine.view import SeatView
 from bot.handlers.brag_view import BRAG_PHASES
-from bot.handlers.codec import Act, Back, BadData, Codec, Held, Tick
+from bot.handlers.codec import Act, Back, BadData, Codec, Held, Payload, Tick, decode
 from bot.handlers.game import target_of
 from bot.handlers.hand_view import PICKABLE_MARK, PICKED_MARK, card_of, hand_content
 from bot.handlers.i18n import Tr
@@ -118,10 +119,7 @@ def _buttons(codec: Codec, tr: Tr, table: Table, deal: Deal, shown: int, hint: b
             for b in row:
                 data = str(b.callback_data) if b.callback_data is not None else ""
                 item: dict[str, Any] = {"text": b.text, "data": data}
-                try:
-                    _, payload = codec.read(data)
-                except BadData:
-                    payload = None
+                payload = _what(data)
                 if isinstance(payload, Act) and (card := card_of(payload.action)) is not None:
                     item["card"], item["kind"] = card.code, "act"
                 elif isinstance(payload, Held):  # a card that may not go now (a tap says why)
@@ -134,6 +132,17 @@ def _buttons(codec: Codec, tr: Tr, table: Table, deal: Deal, shown: int, hint: b
                 out.append(item)
             rows.append(out)
     return plain(content.text), rows
+
+
+@functools.lru_cache(maxsize=8192)
+def _what(data: str) -> Payload | None:
+    """What a button of the bot's own keyboard does (made here, so its signature is not checked again:
+    a tap's is, when it comes back)."""
+    parts = data.split(".")
+    try:
+        return decode(parts[5]) if len(parts) == 7 else None
+    except BadData:
+        return None
 
 
 def _hand_cards(tr: Tr, view: SeatView, rows: list[Any]) -> list[dict[str, Any]]:
@@ -159,9 +168,13 @@ def payload_for(
     hint: bool = False,
     deadline: float | None = None,
     now: float = 0.0,
+    memo: dict[Any, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON-ready state of ``table`` for ``user_id`` (seated or watching); ``hint``: the chat
-    allows hints; ``deadline``: when the turn waited for times out (Unix time, as ``now``)."""
+    allows hints; ``deadline``: when the turn waited for times out (Unix time, as ``now``); ``memo``: a
+    dict kept for this version of the table, where the parts every viewer shares are made once (the
+    table's text in each language, the cards every seat sees)."""
+    memo = {} if memo is None else memo
     seat, shown = viewer_seat(table, deal, user_id)
     out: dict[str, Any] = {
         "table_id": table.table_id,
@@ -218,7 +231,7 @@ def payload_for(
         ),
     }
     if view.phase in BRAG_PHASES:  # the cards laid in the brag so far, face down as None
-        public = public_cards(deal) if watcher else None
+        public = _public(memo, deal) if watcher else None
         out["deal"]["brag"] = [
             {
                 "seat": s,
@@ -228,9 +241,12 @@ def payload_for(
             }
             for s, laid in view.brag_laid
         ]
-    out["table_text"] = plain(live_content(tr, table, deal).text)
+    text_key = ("table_text", tr.lang)
+    if text_key not in memo:
+        memo[text_key] = plain(live_content(tr, table, deal).text)
+    out["table_text"] = memo[text_key]
     if watcher:
-        talon = [c for c in view.talon if c in public_cards(deal)]
+        talon = [c for c in view.talon if c in _public(memo, deal)]
         out["deal"]["talon"] = [_card(tr, c) for c in talon]
         out["hand"] = None
         return out
@@ -256,6 +272,13 @@ def payload_for(
         ),
     }
     return out
+
+
+def _public(memo: dict[Any, Any], deal: Deal) -> set[Card]:
+    if "public" not in memo:
+        memo["public"] = public_cards(deal)
+    found: set[Card] = memo["public"]
+    return found
 
 
 def _table_of(table: Table) -> tuple[int, int | None, str]:

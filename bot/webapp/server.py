@@ -28,6 +28,7 @@ import logging
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -38,7 +39,8 @@ from bot.handlers.codec import Act, Back, BadData, Held, Hint, Tick
 from bot.handlers.game import Notice, Refusal
 from bot.handlers.i18n import Tr, pick_lang
 from bot.handlers.play import back_move, pick_move, play_move
-from bot.handlers.services import Services
+from bot.handlers.services import Services, TableKey
+from bot.handlers.usecase import Snapshot
 from bot.storage import StaleWrite
 from bot.storage.errors import STORAGE_DOWN
 from bot.webapp.initdata import InitDataError, check_init_data
@@ -138,16 +140,52 @@ class LiveTable:
         chosen = await svc.presenter.lang_of(user_id)
         return Tr(pick_lang(chosen, telegram_lang))
 
-    async def _payload(self, svc: Services, session: Session) -> dict[str, Any] | None:
+    async def _load(self, svc: Services, key: TableKey, snap: Snapshot | None = None) -> _Read | None:
+        """The table for the pages: ``snap`` (as this instance just saved it), else read from storage."""
+        snap = snap or await svc.tables.load(key)
+        if snap is None:
+            return None
+        return _Read(snap, await turn_deadline(svc, snap), await svc.presenter.hints_on(key[0]))
+
+    async def _read(self, svc: Services, key: TableKey, *, fresh: bool = False) -> _Read | None:
+        """The table as stored, read once a wake for all of this instance's pages of it: a read begun
+        since the latest wake is as new as any (``fresh``: read it anew, at a page's periodic check)."""
+        watched = self._live().watched(key)
+        if watched is None:
+            return await self._load(svc, key)
+        held = watched.read
+        if fresh or held is None or held[0] < watched.wakes or (held[1].done() and held[1].exception()):
+            # Woken by this instance's own save: its snapshot is the table as stored.
+            saved = (
+                watched.saved[1]
+                if watched.saved and watched.saved[0] == watched.wakes and not fresh
+                else None
+            )
+            held = (watched.wakes, asyncio.ensure_future(self._load(svc, key, saved)))
+            watched.read = held
+        read: _Read | None = await asyncio.shield(held[1])
+        return read
+
+    async def _payload(self, svc: Services, session: Session, read: _Read | None) -> tuple[int, str] | None:
+        """The version of ``read``'s table and its state as ``session``'s viewer may see it (JSON);
+        None if the session's table is gone. A watcher's is made once a version and language."""
         link = session.link
-        snap = await svc.tables.load((link.chat_id, link.thread_id))
-        if snap is None or snap.table.table_id != link.table_id:
+        if read is None or read.snap.table.table_id != link.table_id:
             return None
         tr = await self._tr(svc, session.user_id)
-        hint = await svc.presenter.hints_on(link.chat_id)
-        deadline, now = await turn_deadline(svc, snap), self.clock()
-        table, deal = snap.table, snap.deal
-        return payload_for(tr, svc.codec, table, deal, session.user_id, hint=hint, deadline=deadline, now=now)
+        table, deal = read.snap.table, read.snap.deal
+        watcher = table.seat_of(session.user_id) is None
+        made = read.watchers.get(tr.lang)
+        if watcher and made is not None and time.monotonic() - made[0] < 1.0:  # its time left still right
+            return table.version, made[1]
+        state = payload_for(
+            tr, svc.codec, table, deal, session.user_id, hint=read.hint, deadline=read.deadline,
+            now=self.clock(), memo=read.memo,
+        )  # fmt: skip
+        data = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+        if watcher:
+            read.watchers[tr.lang] = (time.monotonic(), data)
+        return table.version, data
 
     # -- routes ------------------------------------------------------------------------------------
 
@@ -186,13 +224,14 @@ class LiveTable:
 
     async def _state(self, request: web.Request) -> web.Response:
         session = self._check(request.query.get("token", ""))
+        svc, link = self._svc(), session.link
         try:
-            state = await self._payload(self._svc(), session)
+            state = await self._payload(svc, session, await self._load(svc, (link.chat_id, link.thread_id)))
         except STORAGE_DOWN:
             raise _error(web.HTTPServiceUnavailable, "storage") from None
         if state is None:
             raise _error(web.HTTPNotFound, "gone")
-        return web.json_response(state)
+        return web.Response(text=state[1], content_type="application/json")
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         session = self._check(request.query.get("token", ""))
@@ -237,32 +276,38 @@ class LiveTable:
         async with hub.watch(key) as changed:
             pinged = time.monotonic()
             present_at = -RECHECK
+            woken = False  # a page (re)opening reads the table anew: it may have missed anything
             while True:
                 changed.clear()
-                if time.monotonic() - present_at >= RECHECK:
+                try:
+                    read = await self._read(svc, key, fresh=not woken)
+                    if read is None or read.snap.table.table_id != link.table_id:
+                        await response.write(b"event: gone\ndata: {}\n\n")
+                        break
+                    if read.snap.table.version != last:
+                        state = await self._payload(svc, session, read)
+                        assert state is not None
+                        last, data = state
+                        await response.write(f"id: {last}\nevent: state\ndata: {data}\n\n".encode())
+                        pinged = time.monotonic()
+                except STORAGE_DOWN:
+                    pass  # unchanged; checked again shortly
+                if time.monotonic() - pinged > PING:
+                    await response.write(b": ping\n\n")
+                    pinged = time.monotonic()
+                if time.monotonic() - present_at >= RECHECK:  # after the state: it waits for nothing
                     with contextlib.suppress(*STORAGE_DOWN):
                         await hub.here(key, session.user_id, self.clock())
                         present_at = time.monotonic()
-                try:
-                    state = await self._payload(svc, session)
-                except STORAGE_DOWN:
-                    state = {"version": last}  # unchanged; checked again shortly
-                if state is None:
-                    await response.write(b"event: gone\ndata: {}\n\n")
-                    break
-                if state["version"] != last:
-                    last = state["version"]
-                    data = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
-                    await response.write(f"id: {last}\nevent: state\ndata: {data}\n\n".encode())
-                    pinged = time.monotonic()
-                elif time.monotonic() - pinged > PING:
-                    await response.write(b": ping\n\n")
-                    pinged = time.monotonic()
                 if self.clock() > session.expires:
                     await response.write(b"event: expired\ndata: {}\n\n")
                     break
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(changed.wait(), RECHECK)
+                try:
+                    async with asyncio.timeout(RECHECK):
+                        await changed.wait()
+                    woken = True
+                except TimeoutError:
+                    woken = False
 
     async def _act(self, request: web.Request) -> web.Response:
         body = await _json(request)
@@ -304,6 +349,19 @@ class LiveTable:
         except STORAGE_DOWN:
             return web.json_response({"ok": False, "text": tr("fault.try_again")}, status=503)
         return web.json_response({"ok": True})
+
+
+@dataclass
+class _Read:
+    """A table as read for the pages: its snapshot, its turn's deadline, whether the chat allows
+    hints, and the state a watcher is sent, by language (made once, with when)."""
+
+    snap: Snapshot
+    deadline: float | None
+    hint: bool
+    watchers: dict[str, tuple[float, str]] = field(default_factory=dict)
+    #: What every viewer's state shares, made once (:func:`bot.webapp.payload.payload_for`).
+    memo: dict[Any, Any] = field(default_factory=dict)
 
 
 def _error(kind: type[web.HTTPException], reason: str) -> web.HTTPException:

@@ -60,7 +60,9 @@ async def test_the_page_counts_down_the_turn_and_an_away_person_comes_back_from_
         clock.advance(10)
         async with http.get(f"{base}/webapp/api/state", params={"token": mine.token}) as r:
             later = await r.json()
-        assert later["version"] == state["version"] and 15 < later["deal"]["turn"]["left"] <= 20
+        # The same turn (a save meanwhile, such as a message id kept, may have a newer version).
+        assert later["deal"]["turn"]["seat"] == 0 and later["deal"]["trick"] == state["deal"]["trick"]
+        assert 15 < later["deal"]["turn"]["left"] <= 20
 
         # Time runs out: the bot plays for her and she is away; the page offers "I'm back".
         clock.advance(21)
