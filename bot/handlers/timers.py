@@ -37,6 +37,7 @@ from bot.handlers.core import Core
 from bot.handlers.game import Progress
 from bot.handlers.labels import bot_played
 from bot.handlers.leftovers import Leftover, Leftovers
+from bot.handlers.live_buttons import on_page
 from bot.handlers.lobby_view import default_level, expired_content
 from bot.handlers.outbox import Content
 from bot.handlers.presenter import Presenter
@@ -311,7 +312,8 @@ class Timers:
         person = table.seats[decider(table, timer.seat)]
         assert person is not None and person.user_id is not None
         seconds = turn_time(await core.storage.chat_settings(table.chat_id), core.settings)
-        if await self._held(table, timer, seconds / 2):
+        # Not while they tick cards, nor while their live table's page counts their time down.
+        if await self._held(table, timer, seconds / 2) or person.user_id in await on_page(core, table):
             return
         tr = await self.presenter.user_tr(person)
         text = tr("timer.reminder", chat=escape(table.chat_title), seconds=math.ceil(seconds / 2))

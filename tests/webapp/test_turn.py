@@ -4,6 +4,7 @@ on a clock the test moves."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import aiohttp
@@ -24,6 +25,11 @@ from tests.webapp.pages import Page, init_data
 RU = Tr("ru")
 
 
+def fired(svc: Services) -> list[str]:
+    """The timers this process fired."""
+    return list(svc.timers.fired)
+
+
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock(start=time.time())
@@ -42,7 +48,7 @@ async def test_the_page_counts_down_the_turn_and_an_away_person_comes_back_from_
     table_app.clock = clock.time
     anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
     group = driver.add_group("Козлятник", [anya, boris])
-    await svc.storage.save_chat_settings(group.id, ChatSettings(turn_time=30, timeout_action="away"))
+    await svc.storage.save_chat_settings(group.id, ChatSettings(turn_time=20, timeout_action="away"))
     await start_game(driver, group, [anya])
     stored = await table_of(svc, group)
     assert stored is not None
@@ -51,21 +57,25 @@ async def test_the_page_counts_down_the_turn_and_an_away_person_comes_back_from_
         mine, watcher = Page(http, base), Page(http, base)
         await mine.open(init_data(app.bot.token, anya.id, "Аня", param))
         await watcher.open(init_data(app.bot.token, boris.id, "Борис", param))
-        # Her turn: she and the watcher see it with the turn timer's 30 s (less what has passed).
+        # Her turn: she and the watcher see it with the turn timer's 20 s (less what has passed).
         state = await mine.next_state(lambda s: s.get("hand") is not None and s["hand"]["your_turn"], 30)
-        assert state["deal"]["turn"]["seat"] == 0 and 25 < state["deal"]["turn"]["left"] <= 30
+        assert state["deal"]["turn"]["seat"] == 0 and 15 < state["deal"]["turn"]["left"] <= 20
         assert state["hand"]["back"] is None
         seen = await watcher.next_state(lambda s: s["version"] >= state["version"])
-        assert seen["deal"]["turn"]["seat"] == 0 and seen["deal"]["turn"]["left"] > 25
-        clock.advance(10)
+        assert seen["deal"]["turn"]["seat"] == 0 and seen["deal"]["turn"]["left"] > 15
+        clock.advance(6)
         async with http.get(f"{base}/webapp/api/state", params={"token": mine.token}) as r:
             later = await r.json()
         # The same turn (a save meanwhile, such as a message id kept, may have a newer version).
         assert later["deal"]["turn"]["seat"] == 0 and later["deal"]["trick"] == state["deal"]["trick"]
-        assert 15 < later["deal"]["turn"]["left"] <= 20
+        assert 9 < later["deal"]["turn"]["left"] <= 14
 
+        # Half her time: her page counts it down (and counts her present), so no reminder goes to her DM.
+        clock.advance(5)
+        await asyncio.sleep(0.5)  # the timers' ticks (every 20 ms) see the reminder due
+        assert "remind" in " ".join(fired(svc)) and not [m for m in anya.dm.bot_messages if "⏳" in m.content]
         # Time runs out: the bot plays for her and she is away; the page offers "I'm back".
-        clock.advance(21)
+        clock.advance(10)
         away = await mine.next_state(lambda s: bool(s.get("hand") and s["hand"]["back"]), 15)
         assert away["seats"][0]["away"] is True and away["hand"]["away"] == RU("webapp.away_note")
         back = away["hand"]["back"]
