@@ -28,7 +28,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bot.measure.engine_bench
 
 bot-bench: $(STAMP)
-	$(BIN)/python -m bot.bench --tables 100
+	$(BIN)/python -m bot.measure.bench --tables 100
 
 # 200 tables for 3 minutes through two bot instances, one killed every ~30 s, the bot players thinking
 # in two worker processes, one killed (and replaced) every ~20 s; exits 1 on any error, invariant

@@ -2,7 +2,7 @@
 
 CPython collects its youngest generation after every 700 net new container objects, and a move
 makes hundreds of them (parsed updates and answers, keyboards, table documents), almost all freed by
-reference counting at once. In the bot bench (``python -m bot.bench --tables 30``) the collector
+reference counting at once. In the bot bench (``python -m bot.measure.bench --tables 30``) the collector
 took about 0.8 ms of CPU per move, 7% of the bot's, and each full collection paused the event loop for
 about 0.1 s of CPU (longer on a busy machine) while it walked every object of the process, the
 ~95,000 made at start (modules, python-telegram-bot's classes, the catalogs) included.

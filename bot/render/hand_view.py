@@ -60,7 +60,7 @@ KEYBOARDS_KEPT = 4096
 _KEYBOARDS: OrderedDict[Hashable, InlineKeyboardMarkup] = OrderedDict()
 
 
-def _card_of(action: Action) -> Card | None:
+def card_of(action: Action) -> Card | None:
     """The card a one-card decision is about, so it can be taken by tapping that card."""
     match action:
         case Play(c) | SwapReturn(c):
@@ -144,7 +144,7 @@ def _build_keyboard(
     by_card: dict[Card, Action] = {}
     others: list[Action] = []
     for action in view.legal:
-        c = _card_of(action)
+        c = card_of(action)
         if c is not None and c not in by_card:
             by_card[c] = action
         else:

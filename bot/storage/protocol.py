@@ -178,6 +178,10 @@ class Storage(Protocol):
         """A claimed timer has fired: release its lease."""
         ...
 
+    async def timer_due(self, member: str) -> float | None:
+        """When the pending timer ``member`` is due (Unix time); None if it is not pending."""
+        ...
+
     async def release_timer(self, member: str, at: float) -> None:
         """A claimed timer could not fire: end its lease at Unix time ``at`` (then it is due again)."""
         ...

@@ -141,6 +141,11 @@ class RedisTimers:
         """A claimed timer has fired: drop its lease."""
         await self.client.zrem(self.inflight_key(self.bucket_of(member)), member)
 
+    async def timer_due(self, member: str) -> float | None:
+        """When the pending timer ``member`` is due (its score), or None."""
+        due = await self.client.zscore(self.timers_key(self.bucket_of(member)), member)
+        return None if due is None else float(due)
+
     async def release_timer(self, member: str, at: float) -> None:
         """A claimed timer could not fire: its lease ends at ``at`` (XX: unless it is over already)."""
         await self.client.zadd(self.inflight_key(self.bucket_of(member)), {member: at}, xx=True)

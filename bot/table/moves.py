@@ -22,7 +22,7 @@ from bot.table.codec import Button
 from bot.table.core import TableKey
 from bot.table.game import SUIT_SYMBOLS, Notice, Progress, Refusal, decided_himself, decider
 from bot.table.payloads import Act, Held, Tick
-from bot.table.usecase import Change, Tables
+from bot.table.usecase import Change, Snapshot, Tables
 
 #: The alert each engine refusal gets (every reason has one: tests/bot/test_reasons.py).
 REASON_KEYS: dict[Reason, str] = {
@@ -187,3 +187,24 @@ async def pick_move(tables: Tables, button: Button, payload: Tick, user_id: int)
     snap, _ = await tables.run(key, change)
     assert snap is not None
     await tables.publish(snap)
+
+
+async def back_move(tables: Tables, button: Button, user_id: int) -> Snapshot:
+    """ "I'm back" from ``user_id`` (a group's or DM's button, or the live table's page): they decide
+    for their seat again; raises :class:`Refusal` saying why not."""
+
+    def change(table: Table | None) -> bool:
+        if table is None or table.table_id != button.table_id or table.status != "playing":
+            raise Refusal("alert.stale")
+        seat = table.seat_of(user_id)
+        if seat is None:
+            raise Refusal("alert.not_seated")
+        was_away = seat in table.away
+        decided_himself(table, seat)
+        return was_away
+
+    snap, was_away = await tables.run((button.chat_id, button.thread_id), lambda c: change(c.table))
+    assert snap is not None
+    if was_away:
+        await tables.publish(snap)
+    return snap

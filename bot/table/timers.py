@@ -357,7 +357,9 @@ class Timers:
         person = table.seats[decider(table, timer.seat)]
         assert person is not None and person.user_id is not None
         seconds = turn_time(await core.storage.chat_settings(table.chat_id), core.settings)
-        if await self._held(table, timer, seconds / 2):
+        # Not while they tick cards, nor while their live table's page counts their time down.
+        present = await core.live_present(table) if core.live_present is not None else frozenset()
+        if await self._held(table, timer, seconds / 2) or person.user_id in present:
             return
         message_id = await self.notices.remind(table, person, seconds)
         if message_id is not None:

@@ -15,10 +15,10 @@ from html import escape
 from telegram import Update
 
 from bot.render.content import Content
-from bot.storage import StaleWrite, Table
+from bot.storage import StaleWrite
 from bot.table.codec import Button
-from bot.table.game import Notice, Refusal, decided_himself
-from bot.table.moves import pick_move, play_move
+from bot.table.game import Notice, Refusal
+from bot.table.moves import back_move, pick_move, play_move
 from bot.table.payloads import (
     Act,
     Back,
@@ -131,20 +131,9 @@ async def back_tap(update: Update, button: Button, svc: Services) -> None:
     assert query is not None
     user = query.from_user
 
-    def change(table: Table | None) -> bool:
-        if table is None or table.table_id != button.table_id or table.status != "playing":
-            raise Refusal("alert.stale")
-        seat = table.seat_of(user.id)
-        if seat is None:
-            raise Refusal("alert.not_seated")
-        was_away = seat in table.away
-        decided_himself(table, seat)
-        return was_away
-
-    snap, was_away = await svc.run((button.chat_id, button.thread_id), lambda c: change(c.table))
+    snap = await back_move(svc.tables, button, user.id)
     tr = await user_tr(svc, user)
     await quiet_answer(query, tr("timer.back_toast"))
-    assert snap is not None
     if query.message is not None:
         # Its keyboard goes even when the person was back already (a keyboard a restart left behind).
         lang_tr = tr if query.message.chat.id == user.id else await svc.presenter.group_tr(snap.table.chat_id)
@@ -152,5 +141,3 @@ async def back_tap(update: Update, button: Button, svc: Services) -> None:
         svc.outbox.edit(
             query.message.chat.id, query.message.message_id, Content(lang_tr("timer.back", name=name))
         )
-    if was_away:
-        await svc.publish(snap)

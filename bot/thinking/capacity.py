@@ -1,6 +1,6 @@
 """``python -m bot.thinking.capacity``: how many decisions a second the thinking processes can take.
 
-The table bench (``python -m bot.bench --bots 3``) reports how fast the bot players moved, not what
+The table bench (``python -m bot.measure.bench --bots 3``) reports how fast the bot players moved, not what
 the thinking could take: under load a decision thinks for less (:func:`bot.engine.ai.pool.haste`), so
 with every worker busy a queue settles near ``tables / 4 s`` decisions a second, one worker or two,
 and each decision's budget is wall time, so a worker short of CPU takes as long and thinks less.

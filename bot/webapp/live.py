@@ -2,8 +2,9 @@
 
 Each save is published on one Redis Pub/Sub channel (``<prefix>kozel:live``: on a Redis Cluster a
 plain ``PUBLISH`` reaches every node, so one subscription per instance hears them all) as
-``chat:thread:version``; each instance keeps one subscription and wakes the pages it serves for that
-table. A message lost to a failover costs a page nothing but seconds: every page also checks the
+``chat:thread:version:table``; each instance keeps one subscription and wakes the pages it serves
+for that table (its own saves wake its pages at once, with the snapshot saved, and their echo is
+ignored). A message lost to a failover costs a page nothing but seconds: every page also checks the
 stored version every :data:`RECHECK` seconds, and a page always receives the whole state, so one
 that missed versions (or whose phone slept) catches up with no gap and no double.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
 from redis.exceptions import RedisError
@@ -21,7 +22,7 @@ from redis.exceptions import RedisError
 from bot.table.core import TableKey
 from bot.table.usecase import Snapshot
 
-__all__ = ["LiveHub"]
+__all__ = ["LiveHub", "Watched"]
 
 _LOG = logging.getLogger(__name__)
 #: Seconds between a page's checks of the stored version (in case a published message was lost).
@@ -32,6 +33,24 @@ RETRY = 1.0
 PRESENT_FOR = 3 * RECHECK
 
 
+@dataclass
+class Watched:
+    """This instance's pages of one table: their events, how often they were woken, and the newest read
+    of the table they share (``(wakes when it began, its future)``: one read a wake, however many pages)."""
+
+    pages: set[asyncio.Event] = field(default_factory=set)
+    wakes: int = 0
+    read: tuple[int, asyncio.Future[Any]] | None = None
+    #: The newest snapshot this instance saved of the table (``(wakes then, it)``): its pages are
+    #: shown it without reading the table back, and the echo of its own publish wakes nobody.
+    saved: tuple[int, Snapshot] | None = None
+
+    def has(self, table_id: str, version: int) -> bool:
+        """Whether this instance saved that version of the table, or a newer one."""
+        saved = self.saved[1].table if self.saved is not None else None
+        return saved is not None and saved.table_id == table_id and saved.version >= version
+
+
 class LiveHub:
     """Publishes saved versions and wakes this instance's pages (a renderer of the table use case)."""
 
@@ -39,16 +58,21 @@ class LiveHub:
         self.client = client
         self.prefix = prefix
         self.channel = f"{prefix}kozel:live"
-        self._pages: dict[TableKey, set[asyncio.Event]] = defaultdict(set)
+        self._pages: dict[TableKey, Watched] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._listener: asyncio.Task[None] | None = None
         self.published = 0
         self.heard = 0
 
     def show(self, snap: Snapshot) -> None:
-        """Publish the version just saved (the use case hands every snapshot to its renderers)."""
+        """Publish the version just saved (the use case hands every snapshot to its renderers), and
+        wake this instance's pages of the table with it at once."""
         table = snap.table
-        message = f"{table.chat_id}:{table.thread_id or 0}:{table.version}"
+        watched = self._pages.get((table.chat_id, table.thread_id))
+        if watched is not None and not watched.has(table.table_id, table.version):
+            watched.saved = (watched.wakes + 1, snap)
+            self.wake((table.chat_id, table.thread_id))
+        message = f"{table.chat_id}:{table.thread_id or 0}:{table.version}:{table.table_id}"
         task = asyncio.create_task(self._publish(message))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -90,28 +114,35 @@ class LiveHub:
 
     def wake(self, key: TableKey) -> None:
         """Wake this instance's pages of one table."""
-        for event in self._pages.get(key, ()):
-            event.set()
+        watched = self._pages.get(key)
+        if watched is not None:
+            watched.wakes += 1
+            for event in watched.pages:
+                event.set()
+
+    def watched(self, key: TableKey) -> Watched | None:
+        """This instance's pages of one table, if any are open."""
+        return self._pages.get(key)
 
     @contextlib.asynccontextmanager
     async def watch(self, key: TableKey) -> Any:
         """An event set whenever the table may have changed, for as long as the page is open."""
         self.start()
         event = asyncio.Event()
-        self._pages[key].add(event)
+        self._pages.setdefault(key, Watched()).pages.add(event)
         try:
             yield event
         finally:
-            pages = self._pages.get(key)
-            if pages is not None:
-                pages.discard(event)
-                if not pages:
+            watched = self._pages.get(key)
+            if watched is not None:
+                watched.pages.discard(event)
+                if not watched.pages:
                     del self._pages[key]
 
     @property
     def open_pages(self) -> int:
         """Pages this instance serves now."""
-        return sum(len(p) for p in self._pages.values())
+        return sum(len(w.pages) for w in self._pages.values())
 
     def start(self) -> None:
         """Subscribe (once; again after a failure)."""
@@ -130,15 +161,17 @@ class LiveHub:
                     self.heard += 1
                     data = message["data"]
                     text = data.decode() if isinstance(data, bytes) else str(data)
-                    chat, thread, _ = text.split(":")
-                    self.wake((int(chat), int(thread) or None))
+                    chat, thread, version, table_id = text.split(":")
+                    key = (int(chat), int(thread) or None)
+                    watched = self._pages.get(key)
+                    if watched is not None and not watched.has(table_id, int(version)):  # not its own echo
+                        self.wake(key)
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError, ValueError) as e:
                 _LOG.warning("live table: subscription lost (%s); again in %.0f s", e, RETRY)
-                for events in list(self._pages.values()):
-                    for event in events:
-                        event.set()  # the pages read the stored version meanwhile
+                for key in list(self._pages):
+                    self.wake(key)  # the pages read the stored version meanwhile
                 await asyncio.sleep(RETRY)
             finally:
                 with contextlib.suppress(Exception):

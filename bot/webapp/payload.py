@@ -9,22 +9,23 @@ language; names and the table's text are sent as plain text (the page never pars
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from typing import Any
 
 from bot.engine import Deal, Phase, view_for
-from bot.engine.actions import Play
 from bot.engine.cards import Card
 from bot.engine.view import SeatView
-from bot.render.hand_view import hand_content
+from bot.render.brag_view import BRAG_PHASES
+from bot.render.hand_view import PICKABLE_MARK, PICKED_MARK, card_of, hand_content
 from bot.render.i18n import Tr
 from bot.render.table_view import live_content, match_over_lines
 from bot.render.words import blind_seats, card_text, pair_names, seat_name, suit_text, tally_text
 from bot.storage import Table
 from bot.table.codec import Codec
 from bot.table.game import decider, target_of
-from bot.table.payloads import Act, BadData, Held
+from bot.table.payloads import Act, Back, BadData, Held, Payload, Tick, decode
 
 __all__ = ["payload_for", "seen_cards", "viewer_seat"]
 
@@ -99,6 +100,10 @@ def _card(tr: Tr, c: Card) -> dict[str, str]:
 
 
 def _buttons(codec: Codec, tr: Tr, table: Table, deal: Deal, shown: int, hint: bool) -> tuple[str, list[Any]]:
+    """The DM hand's text and its buttons. A button about one card (a card to play, the brag's card,
+    the swap's return, a card to tick for the exchange's give or sochi's discard, a card that may not
+    go now) names it (``card``) and says what a tap on it is (``kind``: ``act``, ``pick``,
+    ``picked`` or ``held``), so the page makes it a tap on that card of the hand."""
     content = hand_content(tr, codec, table, deal, shown, hint=hint)
     rows: list[list[dict[str, Any]]] = []
     if content.markup is not None:
@@ -107,23 +112,62 @@ def _buttons(codec: Codec, tr: Tr, table: Table, deal: Deal, shown: int, hint: b
             for b in row:
                 data = str(b.callback_data) if b.callback_data is not None else ""
                 item: dict[str, Any] = {"text": b.text, "data": data}
-                try:
-                    _, payload = codec.read(data)
-                except BadData:
-                    payload = None
-                if isinstance(payload, Act) and isinstance(payload.action, Play):
-                    item["card"] = payload.action.card.code
-                elif isinstance(payload, Held):  # a card that may not be played now (a tap says why)
-                    item["card"] = payload.card.code
+                payload = _what(data)
+                if isinstance(payload, Act) and (card := card_of(payload.action)) is not None:
+                    item["card"], item["kind"] = card.code, "act"
+                elif isinstance(payload, Held):  # a card that may not go now (a tap says why)
+                    item["card"], item["kind"] = payload.card.code, "held"
+                elif isinstance(payload, Tick) and payload.card is not None:
+                    kind = "picked" if b.text.startswith(PICKED_MARK) else "pick"
+                    if not b.text.startswith((PICKED_MARK, PICKABLE_MARK)):
+                        kind = "held"  # sochi's ♣Q, which never goes: a tap says why
+                    item["card"], item["kind"] = payload.card.code, kind
                 out.append(item)
             rows.append(out)
     return plain(content.text), rows
 
 
+@functools.lru_cache(maxsize=8192)
+def _what(data: str) -> Payload | None:
+    """What a button of the bot's own keyboard does (made here, so its signature is not checked again:
+    a tap's is, when it comes back)."""
+    parts = data.split(".")
+    try:
+        return decode(parts[5]) if len(parts) == 7 else None
+    except BadData:
+        return None
+
+
+def _hand_cards(tr: Tr, view: SeatView, rows: list[Any]) -> list[dict[str, Any]]:
+    """The hand as cards, each with the data of its button (if any) and what a tap on it does."""
+    by_card = {b["card"]: b for row in rows for b in row if "card" in b}
+    out = []
+    for c in view.hand:
+        b = by_card.get(c.code)
+        card: dict[str, Any] = {**_card(tr, c), "legal": b is not None and b["kind"] == "act"}
+        if b is not None:
+            card["data"], card["kind"] = b["data"], b["kind"]
+        out.append(card)
+    return out
+
+
 def payload_for(
-    tr: Tr, codec: Codec, table: Table, deal: Deal | None, user_id: int, *, hint: bool = False
+    tr: Tr,
+    codec: Codec,
+    table: Table,
+    deal: Deal | None,
+    user_id: int,
+    *,
+    hint: bool = False,
+    deadline: float | None = None,
+    now: float = 0.0,
+    memo: dict[Any, Any] | None = None,
 ) -> dict[str, Any]:
-    """The JSON-ready state of ``table`` for ``user_id`` (seated or watching)."""
+    """The JSON-ready state of ``table`` for ``user_id`` (seated or watching); ``hint``: the chat
+    allows hints; ``deadline``: when the turn waited for times out (Unix time, as ``now``); ``memo``: a
+    dict kept for this version of the table, where the parts every viewer shares are made once (the
+    table's text in each language, the cards every seat sees)."""
+    memo = {} if memo is None else memo
     seat, shown = viewer_seat(table, deal, user_id)
     out: dict[str, Any] = {
         "table_id": table.table_id,
@@ -172,22 +216,63 @@ def payload_for(
         "tricks_won": list(view.tricks_won),
         "pair_of": list(view.pair_of),
         "stock": view.stock_size,
+        # Whose turn and the seconds left of it (the turn timer's), from when this was sent.
+        "turn": (
+            {"seat": view.to_act, "left": round(max(0.0, deadline - now), 1)}
+            if deadline is not None and view.to_act is not None
+            else None
+        ),
     }
-    out["table_text"] = plain(live_content(tr, table, deal).text)
+    if view.phase in BRAG_PHASES:  # the cards laid in the brag so far, face down as None
+        public = _public(memo, deal) if watcher else None
+        out["deal"]["brag"] = [
+            {
+                "seat": s,
+                "cards": [
+                    _card(tr, c) if c is not None and (public is None or c in public) else None for c in laid
+                ],
+            }
+            for s, laid in view.brag_laid
+        ]
+    text_key = ("table_text", tr.lang)
+    if text_key not in memo:
+        memo[text_key] = plain(live_content(tr, table, deal).text)
+    out["table_text"] = memo[text_key]
     if watcher:
-        talon = [c for c in view.talon if c in public_cards(deal)]
+        talon = [c for c in view.talon if c in _public(memo, deal)]
         out["deal"]["talon"] = [_card(tr, c) for c in talon]
         out["hand"] = None
         return out
-    assert shown is not None
+    assert shown is not None and seat is not None
     out["deal"]["talon"] = [_card(tr, c) for c in view.talon]
-    legal = {a.card for a in view.legal if isinstance(a, Play)}
     text, rows = _buttons(codec, tr, table, deal, shown, hint)
+    away = seat in table.away
     out["hand"] = {
         "seat": shown,
-        "cards": [{**_card(tr, c), "legal": c in legal} for c in view.hand],
+        "cards": _hand_cards(tr, view, rows),
         "text": text,
+        # What the DM hand asks of the person now (its last line), or whose decision it is.
+        "prompt": text.rsplit("\n", 1)[-1],
         "buttons": rows,
         "your_turn": view.my_turn and view.phase is not Phase.OVER,
+        # A person the turn timers marked away: the bot plays for them until "I'm back" (the same
+        # button the group and their DM got).
+        "away": tr("webapp.away_note") if away else None,
+        "back": (
+            {"text": tr("timer.back_button"), "data": codec.data(*_table_of(table), 0, Back())}
+            if away
+            else None
+        ),
     }
     return out
+
+
+def _public(memo: dict[Any, Any], deal: Deal) -> set[Card]:
+    if "public" not in memo:
+        memo["public"] = public_cards(deal)
+    found: set[Card] = memo["public"]
+    return found
+
+
+def _table_of(table: Table) -> tuple[int, int | None, str]:
+    return table.chat_id, table.thread_id, table.table_id

@@ -9,7 +9,8 @@ or one of their own in polling mode):
   of a DM button's URL); 401 if unsigned or old, 403 if the link is forged;
 * ``GET /webapp/api/state?token=`` — the table as the viewer may see it;
 * ``GET /webapp/api/events?token=&version=`` — Server-Sent Events, one ``state`` event a version
-  (the whole state: a page that reconnects catches up with no gap), ``gone`` when the table ends;
+  (the whole state, its id the version: a page that reconnects, by ``Last-Event-ID`` or ``version``,
+  catches up with no gap and no double), ``gone`` when the table ends;
 * ``POST /webapp/api/act`` ``{"token", "data"}`` — a tap on the page: the signed data of one of the
   viewer's hand buttons, applied by the same code as the tap on that button in the DM, refused in
   the same words.
@@ -27,6 +28,7 @@ import logging
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -36,15 +38,18 @@ from bot.render.coach_view import hint_words
 from bot.render.i18n import Tr, pick_lang
 from bot.storage import StaleWrite
 from bot.storage.errors import STORAGE_DOWN
+from bot.table.core import TableKey
 from bot.table.game import Notice, Refusal
 from bot.table.hints import hint_for
-from bot.table.moves import pick_move, play_move
-from bot.table.payloads import Act, BadData, Held, Hint, Tick
+from bot.table.moves import back_move, pick_move, play_move
+from bot.table.payloads import Act, Back, BadData, Held, Hint, Tick
+from bot.table.usecase import Snapshot
 from bot.webapp.initdata import InitDataError, check_init_data
 from bot.webapp.live import RECHECK, LiveHub
 from bot.webapp.parts import Parts
 from bot.webapp.payload import payload_for
 from bot.webapp.session import LinkError, Session, Tokens
+from bot.webapp.turn import turn_deadline
 
 __all__ = ["LiveTable"]
 
@@ -59,7 +64,7 @@ PAGE_TEXTS = (
     "webapp.title", "webapp.your_turn", "webapp.turn_of", "webapp.trump", "webapp.last_trick",
     "webapp.no_last_trick", "webapp.watching", "webapp.points", "webapp.tricks", "webapp.penalty",
     "webapp.offline", "webapp.gone", "webapp.lobby", "webapp.over", "webapp.table", "webapp.you",
-    "webapp.away", "webapp.open_in_telegram",
+    "webapp.away", "webapp.open_in_telegram", "webapp.time_left", "webapp.time_up",
 )  # fmt: skip
 _STATIC = {"index.html": "text/html", "app.js": "text/javascript", "app.css": "text/css"}
 
@@ -137,14 +142,52 @@ class LiveTable:
         chosen = await svc.presenter.lang_of(user_id)
         return Tr(pick_lang(chosen, telegram_lang))
 
-    async def _payload(self, svc: Parts, session: Session) -> dict[str, Any] | None:
+    async def _load(self, svc: Parts, key: TableKey, snap: Snapshot | None = None) -> _Read | None:
+        """The table for the pages: ``snap`` (as this instance just saved it), else read from storage."""
+        snap = snap or await svc.tables.load(key)
+        if snap is None:
+            return None
+        return _Read(snap, await turn_deadline(svc.tables.core, snap), await svc.presenter.hints_on(key[0]))
+
+    async def _read(self, svc: Parts, key: TableKey, *, fresh: bool = False) -> _Read | None:
+        """The table as stored, read once a wake for all of this instance's pages of it: a read begun
+        since the latest wake is as new as any (``fresh``: read it anew, at a page's periodic check)."""
+        watched = self._live().watched(key)
+        if watched is None:
+            return await self._load(svc, key)
+        held = watched.read
+        if fresh or held is None or held[0] < watched.wakes or (held[1].done() and held[1].exception()):
+            # Woken by this instance's own save: its snapshot is the table as stored.
+            saved = (
+                watched.saved[1]
+                if watched.saved and watched.saved[0] == watched.wakes and not fresh
+                else None
+            )
+            held = (watched.wakes, asyncio.ensure_future(self._load(svc, key, saved)))
+            watched.read = held
+        read: _Read | None = await asyncio.shield(held[1])
+        return read
+
+    async def _payload(self, svc: Parts, session: Session, read: _Read | None) -> tuple[int, str] | None:
+        """The version of ``read``'s table and its state as ``session``'s viewer may see it (JSON);
+        None if the session's table is gone. A watcher's is made once a version and language."""
         link = session.link
-        snap = await svc.tables.load((link.chat_id, link.thread_id))
-        if snap is None or snap.table.table_id != link.table_id:
+        if read is None or read.snap.table.table_id != link.table_id:
             return None
         tr = await self._tr(svc, session.user_id)
-        hint = await svc.presenter.hints_on(link.chat_id)
-        return payload_for(tr, svc.codec, snap.table, snap.deal, session.user_id, hint=hint)
+        table, deal = read.snap.table, read.snap.deal
+        watcher = table.seat_of(session.user_id) is None
+        made = read.watchers.get(tr.lang)
+        if watcher and made is not None and time.monotonic() - made[0] < 1.0:  # its time left still right
+            return table.version, made[1]
+        state = payload_for(
+            tr, svc.codec, table, deal, session.user_id, hint=read.hint, deadline=read.deadline,
+            now=self.clock(), memo=read.memo,
+        )  # fmt: skip
+        data = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+        if watcher:
+            read.watchers[tr.lang] = (time.monotonic(), data)
+        return table.version, data
 
     # -- routes ------------------------------------------------------------------------------------
 
@@ -183,19 +226,22 @@ class LiveTable:
 
     async def _state(self, request: web.Request) -> web.Response:
         session = self._check(request.query.get("token", ""))
+        svc, link = self._svc(), session.link
         try:
-            state = await self._payload(self._svc(), session)
+            state = await self._payload(svc, session, await self._load(svc, (link.chat_id, link.thread_id)))
         except STORAGE_DOWN:
             raise _error(web.HTTPServiceUnavailable, "storage") from None
         if state is None:
             raise _error(web.HTTPNotFound, "gone")
-        return web.json_response(state)
+        return web.Response(text=state[1], content_type="application/json")
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         session = self._check(request.query.get("token", ""))
         svc = self._svc()
+        # The version the page has: the last event's id when the browser reconnects by itself (a
+        # network that dropped), else the one the page asks from (a page that slept and reconnects).
         try:
-            last = int(request.query.get("version", "-1"))
+            last = int(request.headers.get("Last-Event-ID") or request.query.get("version", "-1"))
         except ValueError:
             last = -1
         link = session.link
@@ -211,6 +257,8 @@ class LiveTable:
         hub, key = self._live(), (link.chat_id, link.thread_id)
         try:
             await self._stream(svc, session, hub, response, last)
+        except ConnectionResetError:  # the page went away mid-write
+            pass
         finally:
             # The page is closed (or gone quiet): its person's DM hand is brought up to date.
             with contextlib.suppress(*STORAGE_DOWN):
@@ -230,32 +278,38 @@ class LiveTable:
         async with hub.watch(key) as changed:
             pinged = time.monotonic()
             present_at = -RECHECK
+            woken = False  # a page (re)opening reads the table anew: it may have missed anything
             while True:
                 changed.clear()
-                if time.monotonic() - present_at >= RECHECK:
+                try:
+                    read = await self._read(svc, key, fresh=not woken)
+                    if read is None or read.snap.table.table_id != link.table_id:
+                        await response.write(b"event: gone\ndata: {}\n\n")
+                        break
+                    if read.snap.table.version != last:
+                        state = await self._payload(svc, session, read)
+                        assert state is not None
+                        last, data = state
+                        await response.write(f"id: {last}\nevent: state\ndata: {data}\n\n".encode())
+                        pinged = time.monotonic()
+                except STORAGE_DOWN:
+                    pass  # unchanged; checked again shortly
+                if time.monotonic() - pinged > PING:
+                    await response.write(b": ping\n\n")
+                    pinged = time.monotonic()
+                if time.monotonic() - present_at >= RECHECK:  # after the state: it waits for nothing
                     with contextlib.suppress(*STORAGE_DOWN):
                         await hub.here(key, session.user_id, self.clock())
                         present_at = time.monotonic()
-                try:
-                    state = await self._payload(svc, session)
-                except STORAGE_DOWN:
-                    state = {"version": last}  # unchanged; checked again shortly
-                if state is None:
-                    await response.write(b"event: gone\ndata: {}\n\n")
-                    break
-                if state["version"] != last:
-                    last = state["version"]
-                    data = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
-                    await response.write(f"id: {last}\nevent: state\ndata: {data}\n\n".encode())
-                    pinged = time.monotonic()
-                elif time.monotonic() - pinged > PING:
-                    await response.write(b": ping\n\n")
-                    pinged = time.monotonic()
                 if self.clock() > session.expires:
                     await response.write(b"event: expired\ndata: {}\n\n")
                     break
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(changed.wait(), RECHECK)
+                try:
+                    async with asyncio.timeout(RECHECK):
+                        await changed.wait()
+                    woken = True
+                except TimeoutError:
+                    woken = False
 
     async def _act(self, request: web.Request) -> web.Response:
         body = await _json(request)
@@ -279,6 +333,9 @@ class LiveTable:
                 await play_move(svc.tables, button, payload, session.user_id)
             elif isinstance(payload, Tick):
                 await pick_move(svc.tables, button, payload, session.user_id)
+            elif isinstance(payload, Back):  # "I'm back", as the group's and the DM's button
+                await back_move(svc.tables, button, session.user_id)
+                return web.json_response({"ok": True, "text": tr("timer.back_toast")})
             elif isinstance(payload, Hint):  # 💡 where the chat allows hints: said on the page alone
                 text = await hint_for(svc.tables, button, payload, session.user_id, hint_words(tr))
                 return web.json_response({"ok": True, "text": text})
@@ -293,6 +350,19 @@ class LiveTable:
         except STORAGE_DOWN:
             return web.json_response({"ok": False, "text": tr("fault.try_again")}, status=503)
         return web.json_response({"ok": True})
+
+
+@dataclass
+class _Read:
+    """A table as read for the pages: its snapshot, its turn's deadline, whether the chat allows
+    hints, and the state a watcher is sent, by language (made once, with when)."""
+
+    snap: Snapshot
+    deadline: float | None
+    hint: bool
+    watchers: dict[str, tuple[float, str]] = field(default_factory=dict)
+    #: What every viewer's state shares, made once (:func:`bot.webapp.payload.payload_for`).
+    memo: dict[Any, Any] = field(default_factory=dict)
 
 
 def _error(kind: type[web.HTTPException], reason: str) -> web.HTTPException:
@@ -316,5 +386,3 @@ async def _json(request: web.Request) -> dict[str, Any]:
 def _file(name: str) -> web.Response:
     data = resources.files("bot.webapp").joinpath("static", name).read_bytes()
     return web.Response(body=data, content_type=_STATIC[name], charset="utf-8")
-
-

@@ -83,9 +83,7 @@ class Tokens:
     def issue(self, user_id: int, link: TableLink, *, now: float) -> str:
         """A session token for ``user_id`` at ``link``'s table, good for :data:`SESSION_SECONDS`."""
         expires = int(now) + SESSION_SECONDS
-        body = _b64(
-            f"{user_id}:{link.chat_id}:{link.thread_id or 0}:{link.table_id}:{expires}".encode()
-        )
+        body = _b64(f"{user_id}:{link.chat_id}:{link.thread_id or 0}:{link.table_id}:{expires}".encode())
         return f"{body}.{self._sign(self._session_key, body, 22)}"
 
     def check(self, token: str, *, now: float) -> Session:

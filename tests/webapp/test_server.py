@@ -3,7 +3,10 @@ forged or stale requests — against the running bot (emulator, real Redis)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
+from typing import Any
 
 import aiohttp
 from aiohttp.test_utils import TestServer
@@ -139,3 +142,56 @@ async def test_the_webhook_server_serves_the_live_table_when_webapp_url_is_set(
                 assert r.status == status
         finally:
             await server.close()
+
+
+async def _first_state(http: aiohttp.ClientSession, url: str, headers: dict[str, str], wait: float) -> Any:
+    """The first ``state`` event of a stream opened with ``headers`` (None if none came in ``wait`` s)."""
+    async with http.get(url, headers=headers) as r:
+        event = ""
+        try:
+            async with asyncio.timeout(wait):
+                async for raw in r.content:
+                    line = raw.decode().rstrip("\n")
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("data: ") and event == "state":
+                        return json.loads(line[6:])
+        except TimeoutError:
+            return None
+    return None
+
+
+async def test_a_stream_reopened_by_the_browser_resumes_from_its_last_event_id(
+    driver: Driver, app: AnyApplication, svc: Services, live: tuple[LiveTable, str]
+) -> None:
+    """EventSource reconnects by itself after a dropped connection, to the URL it was opened with
+    (its ``version`` long past) and the last event's id in ``Last-Event-ID``: the page gets no version
+    it has, and the latest at once if it missed some."""
+    table_app, base = live
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Стол", [anya])
+    await start_game(driver, group, [anya])
+    stored = await table_of(svc, group)
+    assert stored is not None
+    token = table_app.tokens.issue(anya.id, TableLink(group.id, None, stored.table_id), now=time.time())
+    async with aiohttp.ClientSession() as http:
+        for _ in range(100):  # her turn: the table waits for her (the bot players have moved)
+            async with http.get(f"{base}/webapp/api/state", params={"token": token}) as r:
+                state = await r.json()
+            if state.get("hand") and state["hand"]["your_turn"]:
+                break
+            await asyncio.sleep(0.1)
+        now = state["version"]
+        url = f"{base}/webapp/api/events?token={token}&version=0"
+        for _ in range(10):  # the version it has is not sent again (a save meanwhile, a message id kept, is)
+            newer = await _first_state(http, url, {"Last-Event-ID": str(now)}, 1.0)
+            if newer is None:
+                break
+            assert newer["version"] > now
+            now = newer["version"]
+        else:
+            raise AssertionError("the table never stood still")
+        caught_up = await _first_state(http, url, {"Last-Event-ID": str(now - 1)}, 5.0)
+        assert caught_up is not None and caught_up["version"] >= now
+        fresh = await _first_state(http, url, {}, 5.0)  # ``version=0``: the whole state
+        assert fresh is not None and fresh["version"] >= now

@@ -5,6 +5,7 @@ const API = new URL("api/", new URL(".", location.href));
 const hash = new URLSearchParams(location.hash.slice(1));
 const initData = hash.get("tgWebAppData") || "";
 let token = "", texts = {}, state = null, events = null, busy = false, lastActed = "";
+const received = [];  // the versions the stream brought, in order (the browser tests read them)
 
 function postEvent(type, data = {}) {
   // Telegram's clients take these events from a Mini App (the same calls telegram-web-app.js makes).
@@ -20,6 +21,12 @@ function postEvent(type, data = {}) {
 function theme() {
   try {
     const params = JSON.parse(hash.get("tgWebAppThemeParams") || "{}");
+    // Dark or light as Telegram's own script decides it: by the brightness of the background.
+    const bg = /^#([0-9a-f]{6})$/i.exec(params.bg_color || "");
+    if (bg) {
+      const n = parseInt(bg[1], 16), [r, g, b] = [n >> 16, (n >> 8) & 255, n & 255];
+      document.documentElement.dataset.scheme = 0.299 * r + 0.587 * g + 0.114 * b < 120 ? "dark" : "light";
+    }
     const names = { bg_color: "--tg-bg", text_color: "--tg-text", hint_color: "--tg-hint",
       button_color: "--tg-button", button_text_color: "--tg-button-text",
       secondary_bg_color: "--tg-secondary-bg" };
@@ -84,7 +91,7 @@ function render(s) {
     const meta = [];
     if (seat.you) meta.push(t("you"));
     if (seat.level) meta.push(seat.level);
-    if (seat.away) meta.push("💤 " + t("away"));
+    if (seat.away) meta.push(t("away"));  // the name already has its 💤
     if (seat.cards !== null && seat.cards !== undefined) meta.push(`🂠 ${seat.cards}`);
     box.replaceChildren(el("div", "name", seat.name), el("div", "meta", meta.join(" · ")));
   }
@@ -96,40 +103,57 @@ function render(s) {
     c.style.gridArea = slots[where[play.seat]];
     trick.append(c);
   }
-  let status = "";
-  if (s.status === "lobby") status = t("lobby");
-  else if (s.status === "over") status = s.result || t("over");
-  else if (s.hand && s.hand.your_turn) status = t("your_turn");
-  else if (deal && deal.to_act !== null) status = t("turn_of", { name: s.seats[deal.to_act].name });
-  $("status").textContent = status;
+  // The brag: the cards laid so far in each seat's place, the face-down ones as backs.
+  for (const laid of deal && deal.brag ? deal.brag : []) {
+    const box = el("span", "laid");
+    box.style.gridArea = slots[where[laid.seat]];
+    for (const card of laid.cards) box.append(card ? cardEl(card) : el("span", "card back", "🂠"));
+    trick.append(box);
+  }
   renderHand(s);
+  startClock(s);
   const last = $("last-trick");
   last.replaceChildren(...(deal && deal.last_trick.length ? deal.last_trick.map(cardEl) : [el("span", "", t("no_last_trick"))]));
   $("table-text").textContent = s.table_text || "";
+  $("last").hidden = !deal;  // nothing to show once the match is over (its result is in the middle)
+  $("text").hidden = !s.table_text && !s.hand;
   $("hand-text").textContent = s.hand ? s.hand.text : "";
   if (s.seat === null) banner(t("watching"));
   else banner("");
 }
 
+let handShown = "";
 function renderHand(s) {
+  // Drawn anew only when it changed: a card or button being tapped is not swapped for a copy of
+  // itself while the others play (a tap on a detached button would be lost).
+  const key = JSON.stringify(s.hand && [s.hand.cards, s.hand.buttons, s.hand.back, s.hand.away]);
+  if (key === handShown) return;
+  handShown = key;
   const hand = $("hand"), decisions = $("decisions");
   hand.replaceChildren();
   decisions.replaceChildren();
   if (!s.hand) return;
-  const cardData = {};
-  for (const row of s.hand.buttons) for (const b of row) if (b.card) cardData[b.card] = b.data;
+  // "I'm back" first: while the turn timers have the person away, the bot plays for them.
+  if (s.hand.back) {
+    const line = el("div", "row away");
+    line.append(el("div", "note", s.hand.away || ""));
+    const button = el("button", "back", s.hand.back.text);
+    button.addEventListener("click", () => act(s.hand.back.data));
+    line.append(button);
+    decisions.append(line);
+  }
+  // Each card of the hand: a tap is its DM button's (play, brag, swap's return, tick, or why not).
   for (const card of s.hand.cards) {
     const c = cardEl(card);
-    if (card.legal && cardData[card.code]) {
-      c.classList.add("legal");
+    if (card.kind) c.classList.add(card.kind === "act" ? "legal" : card.kind);
+    if (card.data) {
       c.setAttribute("role", "button");
-      c.addEventListener("click", () => act(cardData[card.code]));
-    } else if (cardData[card.code]) {
-      c.addEventListener("click", () => act(cardData[card.code]));
+      c.addEventListener("click", () => act(card.data));
     }
     hand.append(c);
   }
-  // Every other decision the DM's keyboard offers (brag, exchange, swap, declare, discard, cut…).
+  // Every other decision the DM's keyboard offers (exchange, swap, declare, the give's and the
+  // discard's confirm, the mirror's cut, the brag's kind, two cards bragged at once, the hint).
   for (const row of s.hand.buttons) {
     const others = row.filter((b) => !b.card && b.data);
     if (!others.length) continue;
@@ -141,6 +165,57 @@ function renderHand(s) {
     }
     decisions.append(line);
   }
+}
+
+// The time left of the turn: counted down on the page from what the server said was left when it
+// sent the state; at zero the state is read again (a tick may have held the timer off).
+let turnEnds = 0, clockTimer = 0, refetchTimer = 0;
+function clock(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function statusText(s) {
+  const deal = s.deal;
+  if (s.status === "lobby") return t("lobby");
+  if (s.status === "over") return s.result || t("over");
+  let text = "";
+  // A decision other than a card: what the DM hand asks (or whose decision it is), in its words.
+  if (s.hand && s.hand.prompt && deal && deal.phase !== "play") text = s.hand.prompt;
+  else if (s.hand && s.hand.your_turn) text = t("your_turn");
+  else if (deal && deal.to_act !== null) text = t("turn_of", { name: s.seats[deal.to_act].name });
+  if (text && deal && deal.turn && turnEnds) {
+    const left = (turnEnds - Date.now()) / 1000;
+    text += " · " + (left > 0 ? t("time_left", { time: clock(left) }) : t("time_up"));
+  }
+  return text;
+}
+
+function tickClock() {
+  if (!state) return;
+  $("status").textContent = statusText(state);
+  if (turnEnds && Date.now() >= turnEnds) {
+    clearInterval(clockTimer);
+    clockTimer = 0;
+    $("status").classList.remove("hurry");
+    const version = state.version;
+    clearTimeout(refetchTimer);
+    refetchTimer = setTimeout(async () => {
+      if (!state || state.version !== version) return;
+      const { status, body } = await api(`state?token=${encodeURIComponent(token)}`).catch(() => ({}));
+      if (status === 200 && state && body.version >= state.version) render(body);
+    }, 2500);
+  } else {
+    $("status").classList.toggle("hurry", !!turnEnds && turnEnds - Date.now() < 10000);
+  }
+}
+
+function startClock(s) {
+  const turn = s.deal && s.deal.turn;
+  turnEnds = turn ? Date.now() + turn.left * 1000 : 0;
+  clearInterval(clockTimer);
+  clockTimer = turnEnds ? setInterval(tickClock, 500) : 0;
+  tickClock();
 }
 
 async function api(path, options = {}) {
@@ -173,6 +248,7 @@ function follow() {
   events = new EventSource(url);
   events.addEventListener("state", (e) => {
     const s = JSON.parse(e.data);
+    received.push(s.version);
     const wasMine = state && state.hand && state.hand.your_turn;
     if (!state || s.version >= state.version || s.table_id !== state.table_id) render(s);
     if (s.hand && s.hand.your_turn && !wasMine)
@@ -210,5 +286,5 @@ document.addEventListener("visibilitychange", () => {
 });
 
 // For the browser tests: the same taps a person makes, and the data of the last one.
-window.kozel = { act, lastActed: () => lastActed };
+window.kozel = { act, lastActed: () => lastActed, state: () => state, received: () => received.slice() };
 start();
