@@ -73,4 +73,3 @@ async def test_polling_mode_serves_the_live_table_on_its_own_port(storage: Redis
         # Stopped: the port is free again.
         with socket.socket() as s:
             s.bind(("127.0.0.1", port))
-
