@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from bot.storage import Storage, Table
 from bot.table.codec import Codec
+from bot.table.links import TableLink, Tokens
 from bot.thinking import Thinker
-from bot.webapp.session import TableLink, Tokens
 
 TableKey = tuple[int, int | None]
 

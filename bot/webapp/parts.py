@@ -12,8 +12,8 @@ from typing import Protocol
 from bot.storage import Table
 from bot.table.codec import Codec
 from bot.table.game import Progress
+from bot.table.links import Tokens
 from bot.table.usecase import Snapshot, Tables
-from bot.webapp.session import Tokens
 
 
 class Shown(Protocol):

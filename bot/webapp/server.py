@@ -41,6 +41,7 @@ from bot.storage.errors import STORAGE_DOWN
 from bot.table.core import TableKey
 from bot.table.game import Notice, Refusal
 from bot.table.hints import hint_for
+from bot.table.links import LinkError, Session, Tokens
 from bot.table.moves import back_move, pick_move, play_move
 from bot.table.payloads import Act, Back, BadData, Held, Hint, Tick
 from bot.table.usecase import Snapshot
@@ -48,7 +49,6 @@ from bot.webapp.initdata import InitDataError, check_init_data
 from bot.webapp.live import RECHECK, LiveHub
 from bot.webapp.parts import Parts
 from bot.webapp.payload import payload_for
-from bot.webapp.session import LinkError, Session, Tokens
 from bot.webapp.turn import turn_deadline
 
 __all__ = ["LiveTable"]

@@ -11,8 +11,8 @@ BOT = Path(__file__).resolve().parents[2] / "bot"
 
 #: What each package may not import (a module of it, or the package itself).
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "bot.table": ("telegram", "bot.render", "bot.tg"),
-    "bot.render": ("bot.tg",),
+    "bot.table": ("telegram", "bot.render", "bot.tg", "bot.webapp"),
+    "bot.render": ("bot.tg", "bot.webapp"),
 }
 #: The second front end (the live table's API) reaches the table through the application layer and
 #: draws with the renderers: the Telegram adapter is not its to call.

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.table.links import LinkError, TableLink, Tokens
 from bot.webapp.initdata import InitDataError, check_init_data, sign_init_data
-from bot.webapp.session import LinkError, TableLink, Tokens
 
 TOKEN = "123456:TEST-token"
 NOW = 1_800_000_000.0

@@ -17,9 +17,9 @@ import pytest
 from bot.sandbox import Driver, SimUser
 from bot.sandbox.driver import AnyApplication
 from bot.table.core import Limits
+from bot.table.links import TableLink
 from bot.tg.services import Services, Settings
 from bot.webapp.server import LiveTable
-from bot.webapp.session import TableLink
 from tests.bot.helpers import NAMES, lobby, sit, table_of
 from tests.webapp.pages import Page, init_data
 

@@ -11,9 +11,9 @@ import aiohttp
 
 from bot.sandbox import Driver
 from bot.sandbox.driver import AnyApplication
+from bot.table.links import TableLink
 from bot.tg.services import Services
 from bot.webapp.server import LiveTable
-from bot.webapp.session import TableLink
 from tests.bot.helpers import start_game, table_of
 
 PAGES = 1000

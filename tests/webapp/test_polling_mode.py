@@ -15,8 +15,8 @@ from bot.config import load_config
 from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.storage import RedisStorage
 from bot.table.core import Limits
+from bot.table.links import TableLink
 from bot.tg.services import Settings
-from bot.webapp.session import TableLink
 from tests.bot.helpers import start_game, table_of
 from tests.webapp.pages import init_data
 

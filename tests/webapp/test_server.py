@@ -16,10 +16,10 @@ from bot.render.i18n import Tr
 from bot.sandbox import Driver
 from bot.sandbox.driver import AnyApplication
 from bot.storage import ChatSettings, RedisStorage
+from bot.table.links import TableLink
 from bot.table.payloads import Hint
 from bot.tg.services import Services, Settings
 from bot.webapp.server import LiveTable
-from bot.webapp.session import TableLink
 from bot.webhook import webhook_app
 from tests.bot.helpers import start_game, table_of
 from tests.webapp.pages import Page, init_data

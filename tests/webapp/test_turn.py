@@ -16,9 +16,9 @@ from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
 from bot.storage import ChatSettings
 from bot.table.core import Limits
+from bot.table.links import TableLink
 from bot.tg.services import Services, Settings
 from bot.webapp.server import LiveTable
-from bot.webapp.session import TableLink
 from tests.bot.helpers import start_game, table_of
 from tests.webapp.pages import Page, init_data
 

@@ -33,8 +33,8 @@ from bot.render.hand_view import LEGAL_MARK
 from bot.sandbox import Driver
 from bot.storage import RedisStorage
 from bot.table.codec import Codec
+from bot.table.links import TableLink, Tokens
 from bot.webapp.initdata import sign_init_data
-from bot.webapp.session import TableLink, Tokens
 
 #: Pages opening at once (a burst of sessions would only queue in the bot).
 OPENING = 50
