@@ -49,6 +49,7 @@ LEVELS: list[Callable[[], Player]] = [
     lambda: make_player("greedy"),
     tiny.tiny_medium,
     tiny.tiny_hard,
+    tiny.tiny_learned,
 ]
 BITS = {str(c): c.bit for c in ALL_CARDS}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from bot.engine.ai.learned import DEFUSED, LEARNED, LearnedPlayer
 from bot.engine.ai.search import CHEAT, HARD, MEDIUM, Budget, CheatPlayer, SearchPlayer
 
 
@@ -38,3 +39,14 @@ def small_medium() -> SearchPlayer:
 def small_hard() -> SearchPlayer:
     """``hard``'s algorithm on a fixed 60 weighted worlds."""
     return SearchPlayer("small-hard", fixed(HARD, 60))
+
+
+def tiny_learned() -> LearnedPlayer:
+    """The ``learned`` level on three worlds (learned weights, the end game defused), solving the last
+    three tricks."""
+    return LearnedPlayer("tiny-learned", fixed(LEARNED, 3, solve_at=12), DEFUSED)
+
+
+def small_learned() -> LearnedPlayer:
+    """The ``learned`` level on a fixed 60 worlds."""
+    return LearnedPlayer("small-learned", fixed(LEARNED, 60), DEFUSED)

@@ -10,7 +10,13 @@ from bot.engine import Cut, Deal, Match, Phase, Rules, cut_points, view_for
 from bot.engine.ai.base import Player, make_player
 from tests.engine.test_properties import IDS, RULESETS
 
-LEVELS = ["greedy", "easy", "tests.ai.players:tiny_medium", "tests.ai.players:tiny_hard"]
+LEVELS = [
+    "greedy",
+    "easy",
+    "tests.ai.players:tiny_medium",
+    "tests.ai.players:tiny_hard",
+    "tests.ai.players:tiny_learned",
+]
 
 
 def play_match(rules: Rules, players: list[Player], seed: int, max_deals: int = 40) -> int:

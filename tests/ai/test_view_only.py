@@ -18,7 +18,14 @@ from bot.thinking.local import PoolThinker
 from tests.ai.deals import play_turns
 from tests.engine.test_properties import IDS, RULESETS
 
-LEVELS = ["random", "greedy", "easy", "tests.ai.players:tiny_medium", "tests.ai.players:tiny_hard"]
+LEVELS = [
+    "random",
+    "greedy",
+    "easy",
+    "tests.ai.players:tiny_medium",
+    "tests.ai.players:tiny_hard",
+    "tests.ai.players:tiny_learned",
+]
 
 
 def permuted(deal: Deal, seat: int, rng: random.Random) -> Deal:

@@ -71,6 +71,8 @@ _FACTORIES: dict[str, str] = {
     "hard": "bot.engine.ai.search:hard",
     # The all-hands-open ceiling: it reads the whole deal, so only the arena may seat it.
     "cheat": "bot.engine.ai.search:cheat",
+    # ``hard`` with learned world weights and the end game defused (docs/bots.md): arena only for now.
+    "learned": "bot.engine.ai.learned:learned",
 }
 #: Level names in increasing strength (levels not yet built are absent from ``_FACTORIES``).
 LEVELS = ("random", "easy", "medium", "hard")

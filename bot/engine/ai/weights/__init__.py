@@ -1,0 +1,1 @@
+"""The learned policy's packaged weights (see README.md here)."""
