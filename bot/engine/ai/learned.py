@@ -31,23 +31,14 @@ from dataclasses import dataclass
 
 from bot.engine.view import SeatView
 
+from .budget import CHECK_EVERY, Budget, Evaluation, clear_lead
 from .easy import choose_card
 from .features import card_features, legal_mask
 from .knowledge import brag_tricks, knowledge, played_since_brag
 from .model import packaged_policy
 from .policy import Policy
 from .sample import sample_world
-from .search import (
-    CHECK_EVERY,
-    HARD,
-    Budget,
-    Evaluation,
-    SearchPlayer,
-    _clear,
-    _finish_trick,
-    _WeightFn,
-    _WorldFn,
-)  # fmt: skip
+from .search import HARD, SearchPlayer, _finish_trick, _WeightFn, _WorldFn
 from .solver import Solver, SolveTimeout, merge_equivalent
 from .trick import policy_rollout
 from .weigh import brag_lays, brag_likelihood
@@ -228,7 +219,7 @@ class LearnedPlayer(SearchPlayer):
             if b.confident and n >= b.check_from and n % CHECK_EVERY == 0:
                 vals = defused_values(nexts, ev.weights) if defuse else ev.values
                 seen = {m: [v + bonus for v in vs] if m == prior else vs for m, vs in vals.items()}
-                if _clear(seen, ev.weights, b.confident):
+                if clear_lead(seen, ev.weights, b.confident):
                     break
             if clock() > cutoff:
                 break
