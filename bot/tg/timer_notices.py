@@ -91,6 +91,8 @@ class TimerNotices:
                 table.table_id, seat, table.chat_id, sent.message_id, back=back, ended=Content(text)
             )
             self.leftovers.add(key, item)
+        if core.live_present is not None and person.user_id in await core.live_present(table):
+            return  # their live table's page says they are away and offers "I'm back" itself
         own = await self.presenter.user_tr(person)
         dm = InlineKeyboardMarkup([[InlineKeyboardButton(own("timer.back_button"), callback_data=data)]])
         text = own("timer.away_dm", chat=escape(table.chat_title))

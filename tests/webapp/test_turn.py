@@ -42,9 +42,17 @@ def settings(clock: FakeClock) -> Settings:
 
 
 async def test_the_page_counts_down_the_turn_and_an_away_person_comes_back_from_it(
-    driver: Driver, app: AnyApplication, svc: Services, live: tuple[LiveTable, str], clock: FakeClock
+    driver: Driver,
+    app: AnyApplication,
+    svc: Services,
+    live: tuple[LiveTable, str],
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     table_app, base = live
+    # An open page renews its presence every RECHECK seconds of real time; the test's clock jumps
+    # 21 s in one real second, so the page renews as often as the jumps need.
+    monkeypatch.setattr("bot.webapp.server.RECHECK", 0.2)
     table_app.clock = clock.time
     anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
     group = driver.add_group("Козлятник", [anya, boris])
@@ -91,5 +99,10 @@ async def test_the_page_counts_down_the_turn_and_an_away_person_comes_back_from_
         await group.wait_bot_message(lambda m: "Аня снова в игре" in m.content)
         stored = await table_of(svc, group)
         assert stored is not None and stored.away == []
+        # With her page open, her DM got no "your time ran out" message: the page said it (no call spent).
+        away_dm = RU("timer.away_dm", chat="Козлятник").split("«")[0]
+        sent = driver.world.calls_of("sendMessage")
+        to_her = [str(c.params.get("text", "")) for c in sent if str(c.params.get("chat_id")) == str(anya.id)]
+        assert to_her and not [text for text in to_her if text.startswith(away_dm)]
         await mine.close()
         await watcher.close()
