@@ -23,11 +23,12 @@ def main(argv: list[str] | None = None) -> int:
         d = json.loads(path.read_text(encoding="utf-8"))
         lo, hi = d["ci95"]
         target = TARGET.get(d["b"])
-        met = (
-            "—"
-            if target is None
-            else f"+{target}: {'met' if d['margin_per_deal'] >= target and lo > 0 else 'not met'}"
-        )
+        if d["b"] == "hard" and d["preset"] == "classic":
+            met = "not worse: not shown worse (CI holds 0)" if lo < 0 < hi else "—"
+        elif target is None:
+            met = "—"
+        else:
+            met = f"+{target}: {'met' if d['margin_per_deal'] >= target and lo > 0 else 'not met'}"
         t = d["time_ms_a"]
         print(
             f"| {d['a']} − {d['b']} | {d['preset']} | {d['seed']} | {d['paired_deals']} | "
