@@ -136,7 +136,8 @@ class KozelApplication(Application):  # type: ignore[type-arg]
             store = RedisStorage.from_url(url)
         thinker = w.thinker or make_thinker(w.settings, store)
         w.thinker = thinker
-        await thinker.start()
+        # The workers' stream and group live in Redis too: a bot started mid-failover waits for it.
+        await when_storage_answers("the thinking workers' stream", thinker.start)
         svc = Services(
             storage=store,
             outbox=Outbox(self.bot, limits=w.settings.limits, pace=w.pace, budget=_budget(w, store)),
