@@ -48,7 +48,8 @@ async def test_a_short_soak_finishes_deals_with_no_error_no_violation_and_no_mov
     assert figures["moves_acknowledged"] >= 20, summary
     assert figures["moves_lost"] == 0 and figures["moves_doubled"] == 0, summary
     waits = figures["move_wait_s"]
-    assert 0 < waits["p50"] <= waits["p95"] <= waits["max"], summary
+    # Rounded to 10 ms: on a quiet machine a move is acknowledged in less (p50 0.0 is right there).
+    assert 0 <= waits["p50"] <= waits["p95"] <= waits["max"], summary
     # The run's keys are gone: a soak leaves nothing behind.
     client = aioredis.Redis.from_url(redis_url)
     try:
