@@ -216,6 +216,9 @@ async def test_a_game_whose_table_is_corrupted_tells_its_chat_once_and_a_new_gam
     group = driver.add_group("Козлятник", [anya])
     await start_game(driver, group, [anya])
     hand = await legal_hand(driver, svc, anya)  # bots have played up to her turn; her timers armed
+    # Her hand's id stored first: a hand whose id cannot be stored (the table corrupted while it was
+    # on its way) is deleted, and a DM with no hand would leave nothing to tap below.
+    await svc.presenter.idle()
     await svc.storage.save_chat_settings(group.id, ChatSettings(lang="en"))
     assert isinstance(svc.storage, RedisStorage)
     # The whole hash written anew (a copy this process kept of its last save is refused by the
