@@ -147,11 +147,11 @@ async def _tap_something(page: Any) -> bool:
     """Whatever a person would tap now on the page: "I'm back", a card marked to play, a choice's
     confirm, a card to tick, or another decision (never the hint). False if there is nothing."""
     for selector in (
-        "#decisions button.back",
+        "#away button.back",
         "#hand .card.legal",
-        "#decisions .row:not(.away) button:text-matches('^✅')",
+        "#decisions button:text-matches('^✅')",
         "#hand .card.pick",
-        "#decisions .row:not(.away) button:not(:text-matches('^💡'))",
+        "#decisions button:not(:text-matches('^💡'))",
     ):
         found = page.locator(selector)
         if await found.count():
@@ -325,15 +325,17 @@ async def test_a_whole_match_on_the_live_table(
 async def _away_and_back(b: Phone, expect: Any) -> None:
     """Борис's turn runs out: the bot moves for him, his page offers "I'm back"; he taps it."""
     page = b.page
-    back = page.locator("#decisions button.back")
+    back = page.locator("#away button.back")
     b.pause.set()
     b.hold.clear()
     await expect(back).to_be_visible(timeout=(TURN_TIME + 20) * 1000)
     await expect(page.locator("#seat-bottom")).to_contain_text("💤")
     await b.shot("away")
-    # The bot plays his cards meanwhile, so the hand above the button keeps changing (the button moves):
-    # a click that waits for it to stand still may wait out the play; a tap lands where it is.
-    await back.first.dispatch_event("click")
+    # The bot plays his cards meanwhile, redrawing the hand; the bar stands still at the foot of the
+    # screen, so a click that waits for the button to be stable lands at once.
+    box = await back.bounding_box()
+    await back.click(timeout=5000)
+    assert box is not None and box["y"] + box["height"] <= PHONE["height"], "on screen without scrolling"
     await expect(page.locator("#toast")).to_contain_text("С возвращением")
     await expect(back).to_have_count(0)
     b.pause.clear()

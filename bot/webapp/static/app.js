@@ -111,6 +111,7 @@ function render(s) {
     trick.append(box);
   }
   renderHand(s);
+  renderAway(s);
   startClock(s);
   const last = $("last-trick");
   last.replaceChildren(...(deal && deal.last_trick.length ? deal.last_trick.map(cardEl) : [el("span", "", t("no_last_trick"))]));
@@ -122,26 +123,37 @@ function render(s) {
   else banner("");
 }
 
+// "I'm back", while the turn timers have the person away and the bot plays for them: a bar of its
+// own at the foot of the screen, drawn anew only when it changes, so it stands still under a
+// finger while the bot's moves redraw the hand (a hand that shrinks would move a button below it).
+let awayShown = "";
+function renderAway(s) {
+  const back = s.hand && s.hand.back;
+  const key = JSON.stringify(back ? [back, s.hand.away] : null);
+  if (key === awayShown) return;
+  awayShown = key;
+  const bar = $("away");
+  bar.replaceChildren();
+  bar.hidden = !back;
+  document.body.classList.toggle("away-open", !!back);
+  if (!back) return;
+  bar.append(el("div", "note", s.hand.away || ""));
+  const button = el("button", "back", back.text);
+  button.addEventListener("click", () => act(back.data));
+  bar.append(button);
+}
+
 let handShown = "";
 function renderHand(s) {
   // Drawn anew only when it changed: a card or button being tapped is not swapped for a copy of
   // itself while the others play (a tap on a detached button would be lost).
-  const key = JSON.stringify(s.hand && [s.hand.cards, s.hand.buttons, s.hand.back, s.hand.away]);
+  const key = JSON.stringify(s.hand && [s.hand.cards, s.hand.buttons]);
   if (key === handShown) return;
   handShown = key;
   const hand = $("hand"), decisions = $("decisions");
   hand.replaceChildren();
   decisions.replaceChildren();
   if (!s.hand) return;
-  // "I'm back" first: while the turn timers have the person away, the bot plays for them.
-  if (s.hand.back) {
-    const line = el("div", "row away");
-    line.append(el("div", "note", s.hand.away || ""));
-    const button = el("button", "back", s.hand.back.text);
-    button.addEventListener("click", () => act(s.hand.back.data));
-    line.append(button);
-    decisions.append(line);
-  }
   // Each card of the hand: a tap is its DM button's (play, brag, swap's return, tick, or why not).
   for (const card of s.hand.cards) {
     const c = cardEl(card);
