@@ -18,13 +18,13 @@ comes from the kernel's :class:`~bot.engine.play.PlayRules`.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from math import floor
 from typing import Any
 
 from bot.engine import brag, flip, refusal, sochi
-from bot.engine.actions import Action, Play, action_to_json
+from bot.engine.actions import Action, Play, action_from_json, action_to_json
 from bot.engine.cards import ALL_CARDS, JACK_OF_CLUBS, Card, Rank, Suit, deck_for, deck_mask, mask_of
 from bot.engine.deal_state import PLACED, DealState, Holding
 from bot.engine.errors import KozelError
@@ -100,6 +100,20 @@ class Deal(DealState):
             j = floor(rnd() * k)
             deck[i], deck[j] = deck[j], deck[i]
         return cls(rules, deck, dealer, deal_no, eggs_before, checked=True)
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any], rules: Rules | None = None) -> Deal:
+        """The deal a stored record (:meth:`record`) starts from, before its first move, by ``rules`` or
+        the record's own. The record is trusted (:func:`bot.engine.record.replay_deal` checks one that is
+        not): a malformed one raises :class:`KozelError`, ``KeyError`` or ``TypeError``."""
+        return cls(
+            rules or Rules.parse(record["rules"]),
+            [Card.parse(code) for code in record["deck"]],
+            record["dealer"],
+            record.get("deal_no", 1),
+            record.get("eggs_before", 0),
+            version=record.get("version", 1),
+        )
 
     # ------------------------------------------------------------------ dealing
 
@@ -205,6 +219,11 @@ class Deal(DealState):
             brag.apply(self, self.brag, seat, action)
         else:
             flip.apply(self, self.swaps, seat, action)
+
+    def apply_recorded(self, move: Mapping[str, Any]) -> None:
+        """Apply a move as a stored record holds it (``{"seat": 1, "play": "QC"}``, see :meth:`record`)."""
+        key = next(k for k in move if k != "seat")
+        self.apply(move["seat"], action_from_json(key, move[key]))
 
     def copy(self) -> Deal:
         """An independent copy: the parts that change (:data:`_MUTABLE`) are copied, the rest shared."""

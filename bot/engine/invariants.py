@@ -19,7 +19,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from bot.engine import flip
-from bot.engine.actions import action_from_json
 from bot.engine.cards import Card, cards_of, deck_mask, mask_of
 from bot.engine.deal import Deal
 from bot.engine.errors import KozelError
@@ -147,16 +146,7 @@ def replay_checked(
     have been stored by a healthy bot).
     """
     try:
-        rules = rules or Rules.parse(record["rules"])
-        deck = [Card.parse(code) for code in record["deck"]]
-        deal = Deal(
-            rules,
-            deck,
-            record["dealer"],
-            record.get("deal_no", 1),
-            record.get("eggs_before", 0),
-            version=record.get("version", 1),
-        )
+        deal = Deal.from_record(record, rules)
     except (KozelError, KeyError, TypeError) as e:
         return None, [f"the deal cannot be dealt: {e}"]
     problems: list[str] = []
@@ -168,9 +158,8 @@ def replay_checked(
         look("after the deal")
     moves = record.get("moves", [])
     for i, move in enumerate(moves):
-        key = next(k for k in move if k != "seat")
         try:
-            deal.apply(move["seat"], action_from_json(key, move[key]))
+            deal.apply_recorded(move)
         except KozelError as e:
             problems.append(f"move {i} refused: {e}")
             return deal, problems

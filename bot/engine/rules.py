@@ -225,7 +225,8 @@ class SochiOptions(_Threshold):
         return self.brag_rotation[rnd % len(self.brag_rotation)]
 
 
-_OPTION_MODELS: dict[str, type[BaseModel]] = {
+#: Each preset's options model.
+OPTION_MODELS: dict[str, type[BaseModel]] = {
     "classic": ClassicOptions,
     "flip": FlipOptions,
     "draw": DrawOptions,
@@ -259,15 +260,15 @@ class Rules(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _options_of_preset(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("preset") in _OPTION_MODELS:
+        if isinstance(data, dict) and data.get("preset") in OPTION_MODELS:
             opts = data.get("options") or {}
             if isinstance(opts, dict):
-                data = {**data, "options": _OPTION_MODELS[data["preset"]].model_validate(opts)}
+                data = {**data, "options": OPTION_MODELS[data["preset"]].model_validate(opts)}
         return data
 
     @model_validator(mode="after")
     def _options_match_preset(self) -> Self:
-        if type(self.options) is not _OPTION_MODELS[self.preset]:
+        if type(self.options) is not OPTION_MODELS[self.preset]:
             raise ValueError(f"options of another preset given for {self.preset!r}")
         return self
 

@@ -14,7 +14,6 @@ from typing import Any, Literal
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.engine import Deal
-from bot.engine.actions import action_from_json
 from bot.engine.cards import Card, Suit
 from bot.engine.errors import RecordError
 from bot.engine.record import replay_deal
@@ -67,16 +66,15 @@ def steps_of(record: dict[str, Any], rules: Rules) -> Steps:
         raise Unfinished(str(e)) from None
     moves = record.get("moves", [])
     first = next((i for i, m in enumerate(moves) if "play" in m), len(moves))
-    live = Deal(rules, [Card.parse(c) for c in record["deck"]], record["dealer"],
-                record.get("deal_no", 1), record.get("eggs_before", 0))  # fmt: skip
+    live = Deal.from_record(record, rules)
     for move in moves[:first]:
-        _apply(live, move)
+        live.apply_recorded(move)
     cuts, hands = [first], [_held(live)]
     for _ in live.tricks:  # the brag's, taken before play
         cuts.append(first)
         hands.append(hands[0])
     for i in range(first, len(moves)):
-        _apply(live, moves[i])
+        live.apply_recorded(moves[i])
         while len(cuts) <= len(live.tricks):
             cuts.append(i + 1)
             hands.append(_held(live))
@@ -86,11 +84,6 @@ def steps_of(record: dict[str, Any], rules: Rules) -> Steps:
     cuts, hands = cuts[:shown], hands[:shown]
     cuts[-1] = len(moves)
     return Steps(deal, cuts, hands)
-
-
-def _apply(deal: Deal, move: dict[str, Any]) -> None:
-    key = next(k for k in move if k != "seat")
-    deal.apply(move["seat"], action_from_json(key, move[key]))
 
 
 def _held(deal: Deal) -> tuple[tuple[Card, ...], ...]:

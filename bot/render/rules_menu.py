@@ -13,29 +13,9 @@ import zlib
 from typing import Any
 
 from bot.engine import Rules, RulesError
-from bot.engine.rules import (
-    PRESETS,
-    ClassicOptions,
-    DrawOptions,
-    DummyOptions,
-    FlipOptions,
-    Sochi4Options,
-    SochiOptions,
-    TricksOptions,
-    TwoDummiesOptions,
-)
+from bot.engine.rules import OPTION_MODELS, PRESETS
 from bot.render.i18n import Tr
 
-_MODELS: dict[str, Any] = {
-    "classic": ClassicOptions,
-    "flip": FlipOptions,
-    "draw": DrawOptions,
-    "tricks": TricksOptions,
-    "sochi4": Sochi4Options,
-    "sochi": SochiOptions,
-    "dummy": DummyOptions,
-    "two_dummies": TwoDummiesOptions,
-}
 #: Options the menu does not offer (none now: every option that a tap can cycle is offered).
 _NOT_OFFERED: frozenset[str] = frozenset()
 #: Match targets offered (12 is the rule; shorter and longer games for those who want them).
@@ -59,7 +39,7 @@ def choices(annotation: Any) -> tuple[Any, ...] | None:
 
 def options_of(preset: str) -> list[tuple[str, tuple[Any, ...]]]:
     """``(name, values)`` of each option of ``preset`` that the picker offers, in model order."""
-    model = _MODELS[preset]
+    model = OPTION_MODELS[preset]
     # The options of classic that a preset built on it fixes are not offered.
     fixed: frozenset[str] = getattr(model, "fixed", frozenset())
     out = []
@@ -130,7 +110,7 @@ def carried(old: Rules, preset: str) -> tuple[Rules, dict[str, Any], dict[str, A
     """``preset``'s rules keeping every option changed in ``old`` that ``preset`` has too (and allows
     together with those kept before it); also, of the options the picker offers, those kept and those
     left behind (``{name: value}``), for the tap's answer to say."""
-    model = _MODELS[preset]
+    model = OPTION_MODELS[preset]
     fixed: frozenset[str] = getattr(model, "fixed", frozenset())
     offered = {name for name, _ in options_of(old.preset)} | {name for name, _ in options_of(preset)}
     kept: dict[str, Any] = {}
@@ -176,7 +156,7 @@ def value_text(tr: Tr, value: Any) -> str:
 def summary(tr: Tr, rules: Rules) -> str:
     """The preset and every option that differs from its default, on one line."""
     parts = [tr(f"preset.{rules.preset}")]
-    defaults = _MODELS[rules.preset]()
+    defaults = OPTION_MODELS[rules.preset]()
     for name, _ in options_of(rules.preset):
         value = current(rules, name)
         if value != getattr(defaults, name):

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.engine import Action, Deal, Match, Rules, RulesError
-from bot.engine.actions import action_from_json
 from bot.engine.cards import Card, Suit
 from bot.engine.rules import decider_of
 from bot.storage import MatchState, Table
@@ -121,19 +120,9 @@ def _store_match(table: Table, match: Match) -> None:
 
 def replay(record: dict[str, Any], rules: Rules | None = None) -> Deal:
     """A deal rebuilt from its record, finished or not."""
-    rules = rules or Rules.parse(record["rules"])
-    deck = [Card.parse(code) for code in record["deck"]]
-    deal = Deal(
-        rules,
-        deck,
-        record["dealer"],
-        record.get("deal_no", 1),
-        record.get("eggs_before", 0),
-        version=record.get("version", 1),
-    )
+    deal = Deal.from_record(record, rules)
     for move in record.get("moves", []):
-        key = next(k for k in move if k != "seat")
-        deal.apply(move["seat"], action_from_json(key, move[key]))
+        deal.apply_recorded(move)
     return deal
 
 

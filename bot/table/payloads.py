@@ -217,35 +217,6 @@ class Hints:
     """``/settings``: hints allowed or not (toggles)."""
 
 
-Payload = (
-    Act
-    | Held
-    | Tick
-    | Sit
-    | AddBot
-    | RemoveBot
-    | Level
-    | RulesMenu
-    | SeatsMenu
-    | Preset
-    | Option
-    | Start
-    | Fill
-    | Confirm
-    | Decline
-    | Rematch
-    | StopGame
-    | Language
-    | TurnTime
-    | OnTimeout
-    | Back
-    | Top
-    | View
-    | Export
-    | Review
-    | Hint
-    | Hints
-)
 #: Payloads that are a lobby button.
 LobbyButton = (
     Sit
@@ -260,6 +231,24 @@ LobbyButton = (
     | Fill
     | Confirm
     | Decline
+)
+Payload = (
+    Act
+    | Held
+    | Tick
+    | LobbyButton
+    | Rematch
+    | StopGame
+    | Language
+    | TurnTime
+    | OnTimeout
+    | Back
+    | Top
+    | View
+    | Export
+    | Review
+    | Hint
+    | Hints
 )
 _BARE: dict[str, Payload] = {
     "L": Level(), "R": RulesMenu(), "K": SeatsMenu(), "G": Start(), "F": Fill(), "M": Rematch(),

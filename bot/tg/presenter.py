@@ -38,7 +38,7 @@ from bot.table.core import TableKey, key_of
 from bot.table.game import Progress, decider
 from bot.table.ttlcache import TtlCache
 from bot.table.usecase import Change, Snapshot, Tables
-from bot.tg.freshness import HandSlot, HandWanted, Slot, Turn, View, holds, push_due
+from bot.tg.freshness import HandSlot, HandWanted, Slot, Turn, View, holds, plays, push_due
 from bot.tg.parts import Parts
 from bot.tg.summaries import Summaries
 
@@ -326,18 +326,10 @@ class Presenter:
         table_id, seq, seat = slot
 
         def change(table: Table | None) -> bool:
-            if (
-                table is None
-                or table.table_id != table_id
-                or table.match is None
-                or table.match.deal_seq != seq
-                or table.status != "playing"
-            ):
+            if table is None or not plays(table, table_id, seq, seat, chat):
                 return False
             if seat is None:
                 table.table_message_id = message_id
-            elif not holds(table, seat, chat):
-                return False
             else:
                 table.hand_messages[seat] = message_id
                 table.pushed[seat] = moves

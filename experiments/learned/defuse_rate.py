@@ -15,10 +15,23 @@ import random
 import sys
 
 from bot.engine.ai.base import make_player
-from bot.engine.ai.learned import DEFUSED, LEARNED, LearnedPlayer, defused_values
+from bot.engine.ai.learned import DEFUSED, LEARNED, Defuse, LearnedPlayer
+from bot.engine.ai.search import EndGame
+from bot.engine.ai.solver import Solver
+from bot.engine.ai.world import World
 from bot.engine.deal import Deal, Phase
 from bot.engine.rules import Rules
 from bot.engine.view import view_for
+
+
+class _Recording(LearnedPlayer):
+    """The ``learned`` player, keeping the end game of its latest search."""
+
+    end: EndGame | None = None
+
+    def end_game(self, w0: World, solve_at: int, solver: Solver, seat: int, sign: int) -> EndGame:
+        self.end = super().end_game(w0, solve_at, solver, seat, sign)
+        return self.end
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     budget = dataclasses.replace(
         LEARNED, seconds=1e9, min_worlds=worlds, max_worlds=worlds, limit=0.0, confident=0.0
     )
-    player = LearnedPlayer("learned", budget, defused)
+    player = _Recording("learned", budget, defused)
     easy = make_player("easy")
     n = changed = 0
     loss = 0.0
@@ -45,17 +58,20 @@ def main(argv: list[str] | None = None) -> int:
             if view.phase is Phase.PLAY and len(view.legal) > 1:
                 r = random.Random(k)
                 prior, world, weight = player.worlds(view, r)
-                ev, nexts = player._evaluate(prior, world, r, None, weight)
-                if nexts:
+                player.end = None
+                ev = player.evaluate(prior, world, r, None, weight)  # its values: the defused ones
+                if isinstance(player.end, Defuse):
                     n += 1
-                    dv = defused_values(nexts, ev.weights)
+                    # The open-hand (PIMC) worth of a card in a world: the best at the next decision.
+                    pimc = {m: [max(vals.values()) for _, vals in nx] for m, nx in player.end.nexts.items()}
                     mass = sum(ev.weights)
                     fused = {
-                        m: sum(x * v for x, v in zip(ev.weights, ev.values[m], strict=True)) / mass
+                        m: sum(x * v for x, v in zip(ev.weights, pimc[m], strict=True)) / mass
                         for m in ev.moves
                     }
                     de = {
-                        m: sum(x * v for x, v in zip(ev.weights, dv[m], strict=True)) / mass for m in ev.moves
+                        m: sum(x * v for x, v in zip(ev.weights, ev.values[m], strict=True)) / mass
+                        for m in ev.moves
                     }
                     bf, bd = max(fused, key=fused.__getitem__), max(de, key=de.__getitem__)
                     if bf != bd:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bot.engine.cards import Card
+from bot.engine import Deal, Phase
+from bot.engine.actions import Discard
+from bot.engine.cards import Card, cards
 from bot.engine.record import replay_deal
 from bot.engine.rules import Rules
 from bot.render.i18n import Tr
@@ -16,6 +19,7 @@ from bot.render.replay_view import steps_of, view_content
 from bot.render.words import cards_text
 from bot.stats.entry import Meta, Player, make_entry
 from bot.table.codec import Codec
+from tests.engine.sochi_helpers import SOCHI, random_play, sochi_deck
 
 RECORDS = Path(__file__).resolve().parents[1] / "records"
 
@@ -114,6 +118,21 @@ def test_a_blind_hand_at_a_step_keeps_the_card_it_turns_for_the_next_trick() -> 
     size = rules.hand_size
     for k in range(steps.last):
         assert [len(h) for h in steps.hands[k]] == [size - k] * rules.seats
+
+
+def test_a_record_from_before_a_rule_changed_steps_as_it_was_played() -> None:
+    """A record with no "version" (sochi's lone player keeping four queens after the discard played on
+    then) steps by its own version: stepped by today's rules, the deal was void at the discard and the
+    first card played was refused."""
+    deal = Deal(SOCHI, sochi_deck({0: "QC QS QH 7H"}, talon="QD 7S", dealer=2), dealer=2, version=1)
+    assert deal.phase is Phase.DISCARD and deal.to_act is not None
+    deal.apply(deal.to_act, Discard(tuple(cards("7S 7H"))))
+    random_play(deal, random.Random(1))
+    record = deal.record()
+    assert "version" not in record and deal.result is not None and not deal.result.void
+    steps = steps_of(record, SOCHI)
+    assert steps.last == len(deal.result.tricks) == 10
+    assert [len(h) for h in steps.hands[1]] == [9, 9, 9]
 
 
 def test_a_sochi_deal_in_the_viewer_names_its_talon_and_why_a_deal_was_void() -> None:

@@ -25,23 +25,18 @@ in as a :class:`~bot.engine.ai.policy.Policy` (by default the packaged one, read
 from __future__ import annotations
 
 import dataclasses
-import random
 from collections import defaultdict
 from dataclasses import dataclass
 
 from bot.engine.view import SeatView
 
-from .budget import CHECK_EVERY, Budget, Evaluation, clear_lead
-from .easy import choose_card
+from .budget import Budget, Evaluation
 from .features import card_features, legal_mask
-from .knowledge import brag_tricks, knowledge, played_since_brag
+from .knowledge import Knowledge, brag_tricks, played_since_brag
 from .model import packaged_policy
 from .policy import Policy
-from .sample import sample_world
-from .search import HARD, SearchPlayer, _finish_trick, _WeightFn, _WorldFn
-from .solver import Solver, SolveTimeout, merge_equivalent
-from .trick import policy_rollout
-from .weigh import brag_lays, brag_likelihood
+from .search import HARD, EndGame, SearchPlayer, _HandsFn
+from .solver import Solver
 from .world import Static, World, bits_of
 
 #: One seen play of another seat, ready to weigh: the seat, the card, the trick before it and the cards
@@ -116,115 +111,50 @@ class LearnedPlayer(SearchPlayer):
         self.defused = defused
         self.policy = policy if policy is not None else packaged_policy()
 
-    def worlds(self, view: SeatView, rng: random.Random) -> tuple[int, _WorldFn, _WeightFn | None]:
-        """The rule player's card, worlds consistent with ``view`` and each world's learned weight."""
-        k = knowledge(view)
-        prior = choose_card(view, k, rng)
+    def plays_weight(self, view: SeatView, k: Knowledge, factors: tuple[float, float]) -> _HandsFn | None:
+        """How likely a world's hands make the other seats' plays seen, by the learned policy
+        (:func:`policy_likelihood`; ``factors`` are ``hard``'s and go unused)."""
         s = k.static
         d = self.defused
         seen = seen_plays(view, s, d.max_plays)
-        played = played_since_brag(view)
-        since = _since(seen, played)
-        lays, mates = brag_lays(view, s) if self.budget.weigh_brag else ((), 0)
-        follow_miss = self.budget.weigh[0] if self.budget.weigh else 0.5
+        if not seen:
+            return None
+        since = _since(seen, played_since_brag(view))
         policy = self.policy
+        return lambda hands: policy_likelihood(policy, s, hands, seen, since, d)
 
-        def weigh(w: World) -> float:
-            x = policy_likelihood(policy, s, w.hands, seen, since, d) if seen else 1.0
-            return x * brag_likelihood(s, w.hands, played, lays, mates, follow_miss) if lays else x
+    def end_game(self, w0: World, solve_at: int, solver: Solver, seat: int, sign: int) -> EndGame:
+        """From :attr:`Defused.defuse_at` cards left, the end game defused (:class:`Defuse`)."""
+        if solve_at and w0.cards_left() <= min(solve_at, self.defused.defuse_at):
+            return Defuse(solver, seat, sign, bits_of(w0.legal(seat)))
+        return super().end_game(w0, solve_at, solver, seat, sign)
 
-        weight = weigh if seen or lays else None
-        return prior, lambda: sample_world(k, rng), weight
 
-    def search(
-        self,
-        prior: int,
-        world: _WorldFn,
-        rng: random.Random,
-        start: float | None = None,
-        weight: _WeightFn | None = None,
-    ) -> int:
-        """The card (bit) with the best mean worth, defused in the end game; ties go to ``prior``."""
-        ev, nexts = self._evaluate(prior, world, rng, start, weight)
-        if ev.worlds == 0:
-            return prior if prior in ev.moves else ev.moves[0]
-        if nexts:
-            ev = Evaluation(ev.moves, defused_values(nexts, ev.weights), ev.weights)
-        bonus = self.budget.prior_bonus
-        return max(ev.moves, key=lambda m: (ev.mean(m) + (bonus if m == prior else 0.0), m == prior))
+class Defuse(EndGame):
+    """The end game with strategy fusion cut at the player's own next decision (see the module's notes):
+    a card is valued in each world by the solver at that decision, and its worth there is chosen once
+    every world is seen (:func:`defused_values`)."""
 
-    def _evaluate(
-        self,
-        prior: int,
-        world: _WorldFn,
-        rng: random.Random,
-        start: float | None,
-        weight: _WeightFn | None,
-    ) -> tuple[Evaluation, dict[int, list[Next]]]:
-        """:meth:`SearchPlayer.evaluate`, recording in the defused end game each card's next decision."""
-        b = self.budget
-        clock = b.clock
-        now = clock()
-        deadline = now + b.seconds
-        cutoff = (now if start is None else start) + b.limit if b.limit else float("inf")
-        w0 = world()
-        seat = w0.to_act()
-        solve_at = b.solve_from(w0.s.rules.preset)
-        bonus = b.prior_bonus
-        pair_of = w0.s.pair_of
-        sign = 1 if pair_of[seat] == 0 else -1
-        moves = bits_of(w0.legal(seat))
-        ev = Evaluation(moves, {m: [] for m in moves}, [])
-        nexts: dict[int, list[Next]] = {m: [] for m in moves}
-        if len(merge_equivalent(w0, w0.legal(seat))) == 1:
-            return ev, {}
-        solver = Solver(expired=(lambda: clock() > cutoff) if b.limit else None)
-        defuse = bool(solve_at) and w0.cards_left() <= min(solve_at, self.defused.defuse_at)
-        n = 0
-        w = w0
-        while True:
-            solve = bool(solve_at) and w.cards_left() <= solve_at
-            seed = rng.getrandbits(32)
-            careless = (1 - pair_of[seat], rng.random()) if n % 2 == 0 else None
-            values: dict[int, float] = {}
-            found: dict[int, Next] = {}
-            try:
-                for m in moves:
-                    w2 = w.copy()
-                    w2.play(m)
-                    if defuse:
-                        found[m] = next_decision(solver, w2, seat, sign)
-                        values[m] = max(found[m][1].values())
-                    elif solve:
-                        values[m] = sign * solver.value(w2)
-                    else:
-                        if b.policy_trick and w2.trick and not w2.over:
-                            _finish_trick(w2, careless)
-                        r = random.Random(seed)
-                        values[m] = sign * policy_rollout(w2, r, None if careless is None else careless[0])
-                    if clock() > cutoff:
-                        break
-            except SolveTimeout:
-                pass
-            if len(values) < len(moves):
-                break  # the hard cap struck mid-world: this world is dropped
-            ev.weights.append(1.0 if weight is None else weight(w))
-            for m, v in values.items():
-                ev.values[m].append(v)
-            for m, nx in found.items():
-                nexts[m].append(nx)
-            n += 1
-            if n >= b.max_worlds or (n >= b.min_worlds and clock() > deadline):
-                break
-            if b.confident and n >= b.check_from and n % CHECK_EVERY == 0:
-                vals = defused_values(nexts, ev.weights) if defuse else ev.values
-                seen = {m: [v + bonus for v in vs] if m == prior else vs for m, vs in vals.items()}
-                if clear_lead(seen, ev.weights, b.confident):
-                    break
-            if clock() > cutoff:
-                break
-            w = world()
-        return ev, nexts if defuse else {}
+    def __init__(self, solver: Solver, seat: int, sign: int, moves: list[int]) -> None:
+        super().__init__(solver, seat, sign)
+        #: Per card tried, in each world counted, the player's next decision after it.
+        self.nexts: dict[int, list[Next]] = {m: [] for m in moves}
+        self._found: dict[int, Next] = {}
+
+    def value(self, m: int, w: World) -> float:
+        """The best of the player's cards at his next decision after ``m`` (the open-hand value)."""
+        found = self._found[m] = next_decision(self.solver, w, self.seat, self.sign)
+        return max(found[1].values())
+
+    def keep(self) -> None:
+        """Record the next decisions of the world in progress."""
+        for m, found in self._found.items():
+            self.nexts[m].append(found)
+        self._found = {}
+
+    def values(self, ev: Evaluation) -> dict[int, list[float]]:
+        """Per card, its worth in each world with the next card chosen alike where worlds look alike."""
+        return defused_values(self.nexts, ev.weights)
 
 
 def next_decision(solver: Solver, w: World, seat: int, sign: int) -> Next:

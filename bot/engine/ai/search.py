@@ -42,7 +42,7 @@ from bot.engine.view import SeatView, view_for
 from . import bragsearch, discardsearch, preplay
 from .budget import CHECK_EVERY, Budget, Evaluation, clear_lead
 from .easy import choose_card, choose_other
-from .knowledge import knowledge, played_since_brag
+from .knowledge import Knowledge, knowledge, played_since_brag
 from .sample import sample_world, true_world
 from .solver import Solver, SolveTimeout, merge_equivalent
 from .trick import finish, policy_rollout
@@ -51,6 +51,8 @@ from .world import World, bits_of, rollout
 
 _WorldFn = Callable[[], World]
 _WeightFn = Callable[[World], float]
+#: A world's weight from its hands (see :meth:`SearchPlayer.plays_weight`).
+_HandsFn = Callable[[list[int]], float]
 
 
 class SearchPlayer:
@@ -82,25 +84,39 @@ class SearchPlayer:
 
     def worlds(self, view: SeatView, rng: random.Random) -> tuple[int, _WorldFn, _WeightFn | None]:
         """For a card to play: the rule player's card (bit), a function dealing worlds consistent with
-        ``view``, and each world's weight by how likely it makes the plays and the brag's lays seen
-        (``None``: equal)."""
+        ``view``, and each world's weight (:meth:`weight`)."""
         k = knowledge(view)
         prior = choose_card(view, k, rng)
-        weight: _WeightFn | None = None
-        if self.budget.weigh is not None:
-            s = k.static
-            tricks = history(view, s)
-            follow_miss, lead_miss = self.budget.weigh
-            lays, mates = brag_lays(view, s) if self.budget.weigh_brag else ((), 0)
-            played = played_since_brag(view)
+        return prior, lambda: sample_world(k, rng), self.weight(view, k)
 
-            def weigh(w: World) -> float:
-                x = likelihood(s, k.me, w.hands, tricks, follow_miss, lead_miss) if tricks else 1.0
-                return x * brag_likelihood(s, w.hands, played, lays, mates, follow_miss) if lays else x
+    def weight(self, view: SeatView, k: Knowledge) -> _WeightFn | None:
+        """Each world's weight under ``Budget.weigh``: how likely it makes the plays seen
+        (:meth:`plays_weight`) and, with ``Budget.weigh_brag``, the brag's lays (``None``: equal)."""
+        if self.budget.weigh is None:
+            return None
+        s = k.static
+        plays = self.plays_weight(view, k, self.budget.weigh)
+        lays, mates = brag_lays(view, s) if self.budget.weigh_brag else ((), 0)
+        if plays is None and not lays:
+            return None
+        follow_miss = self.budget.weigh[0]
+        played = played_since_brag(view)
 
-            if tricks or lays:
-                weight = weigh
-        return prior, lambda: sample_world(k, rng), weight
+        def weigh(w: World) -> float:
+            x = 1.0 if plays is None else plays(w.hands)
+            return x * brag_likelihood(s, w.hands, played, lays, mates, follow_miss) if lays else x
+
+        return weigh
+
+    def plays_weight(self, view: SeatView, k: Knowledge, factors: tuple[float, float]) -> _HandsFn | None:
+        """How likely a world's hands make the other seats' plays seen: ``factors`` (``Budget.weigh``)
+        for a follow and for a lead the trick policy would not have made (``None``: no play to weigh)."""
+        s = k.static
+        tricks = history(view, s)
+        if not tricks:
+            return None
+        follow_miss, lead_miss = factors
+        return lambda hands: likelihood(s, k.me, hands, tricks, follow_miss, lead_miss)
 
     def search(
         self,
@@ -132,7 +148,8 @@ class SearchPlayer:
         weight: _WeightFn | None = None,
     ) -> Evaluation:
         """Every legal card's worth in each world ``world()`` deals, within the budget (see :meth:`search`);
-        no world at all when every card is equivalent."""
+        no world at all when every card is equivalent. Once the exact solver takes over, what a card is
+        worth is the :meth:`end_game`'s to say."""
         b = self.budget
         clock = b.clock
         now = clock()
@@ -149,49 +166,80 @@ class SearchPlayer:
         if len(merge_equivalent(w0, w0.legal(seat))) == 1:
             return ev
         solver = Solver(expired=(lambda: clock() > cutoff) if b.limit else None)
+        end = self.end_game(w0, solve_at, solver, seat, sign)
         n = 0
         w = w0
         while True:
-            left = w.cards_left()
-            solve = bool(solve_at) and left <= solve_at
+            solve = bool(solve_at) and w.cards_left() <= solve_at
             # Common random numbers: every card's play-outs in this world use the same random stream.
             seed = rng.getrandbits(32)
             careless = (1 - pair_of[seat], rng.random()) if n % 2 == 0 else None
             values: dict[int, float] = {}
-            for m in moves:
-                w2 = w.copy()
-                w2.play(m)
-                if solve:
-                    try:
-                        values[m] = solver.value(w2)
-                    except SolveTimeout:
-                        break  # the hard cap struck inside the solve
-                else:
-                    if b.policy_trick and w2.trick and not w2.over:
-                        _finish_trick(w2, careless)
-                    r = random.Random(seed)
-                    if b.policy_rollouts:
-                        values[m] = policy_rollout(w2, r, None if careless is None else careless[0])
+            try:
+                for m in moves:
+                    w2 = w.copy()
+                    w2.play(m)
+                    if solve:
+                        values[m] = end.value(m, w2)
                     else:
-                        values[m] = sum(rollout(w2, r) for _ in range(b.rollouts)) / b.rollouts
-                if clock() > cutoff:
-                    break
+                        if b.policy_trick and w2.trick and not w2.over:
+                            _finish_trick(w2, careless)
+                        r = random.Random(seed)
+                        if b.policy_rollouts:
+                            v = policy_rollout(w2, r, None if careless is None else careless[0])
+                        else:
+                            v = sum(rollout(w2, r) for _ in range(b.rollouts)) / b.rollouts
+                        values[m] = sign * v
+                    if clock() > cutoff:
+                        break
+            except SolveTimeout:
+                pass  # the hard cap struck inside a solve
             if len(values) < len(moves):
                 break  # the hard cap struck mid-world: this world is dropped
             ev.weights.append(1.0 if weight is None else weight(w))
             for m, v in values.items():
-                ev.values[m].append(sign * v)
+                ev.values[m].append(v)
+            end.keep()
             n += 1
             if n >= b.max_worlds or (n >= b.min_worlds and clock() > deadline):
                 break
             if b.confident and n >= b.check_from and n % CHECK_EVERY == 0:
-                seen = {m: [v + bonus for v in vs] if m == prior else vs for m, vs in ev.values.items()}
+                seen = {m: [v + bonus for v in vs] if m == prior else vs for m, vs in end.values(ev).items()}
                 if clear_lead(seen, ev.weights, b.confident):
                     break
             if clock() > cutoff:
                 break
             w = world()
+        ev.values = end.values(ev)
         return ev
+
+    def end_game(self, w0: World, solve_at: int, solver: Solver, seat: int, sign: int) -> EndGame:
+        """How a card is valued in a decision once the solver takes over (from ``solve_at`` cards left;
+        ``w0`` is the decision's first world, ``seat`` is to act, ``sign`` turns pair A's worth into his
+        side's): the open-hand solve (PIMC)."""
+        return EndGame(solver, seat, sign)
+
+
+class EndGame:
+    """A card's worth once the exact solver takes over: the solver's value of its world with every hand
+    open (PIMC). A search level may value it otherwise (:meth:`SearchPlayer.end_game`)."""
+
+    def __init__(self, solver: Solver, seat: int, sign: int) -> None:
+        self.solver = solver
+        self.seat = seat
+        self.sign = sign
+
+    def value(self, m: int, w: World) -> float:
+        """Card ``m``'s worth in ``w``, where it was just played, for the deciding side (raises
+        :class:`~bot.engine.ai.solver.SolveTimeout` at the budget's hard cap)."""
+        return self.sign * self.solver.value(w)
+
+    def keep(self) -> None:
+        """Every card has been valued in the world in progress, and that world counts."""
+
+    def values(self, ev: Evaluation) -> dict[int, list[float]]:
+        """Per card, its worth in each world of ``ev``, whose values :meth:`value` gave."""
+        return ev.values
 
 
 class CheatPlayer(SearchPlayer):
@@ -295,6 +343,6 @@ def cheat() -> CheatPlayer:
 
 
 __all__ = [
-    "HARD", "MEDIUM", "Budget", "CheatPlayer", "Evaluation", "SearchPlayer", "World",
+    "HARD", "MEDIUM", "Budget", "CheatPlayer", "EndGame", "Evaluation", "SearchPlayer", "World",
     "cheat", "hard", "medium",
 ]  # fmt: skip
