@@ -14,7 +14,7 @@ from bot.engine.ai.knowledge import STOCK, knowledge
 from bot.engine.ai.sample import sample_world
 from bot.engine.ai.search import MEDIUM, SearchPlayer
 from bot.engine.cards import mask_of
-from tests.ai.players import tiny_hard, tiny_medium
+from tests.ai.players import tiny_cheat, tiny_hard, tiny_medium
 from tests.ai.test_view_only import permuted_alike
 from tests.engine.sochi_helpers import SOCHI, random_to, sochi_deck
 
@@ -185,3 +185,24 @@ def test_sochi_bots_decide_alike_whatever_the_discards_are() -> None:
             assert p.decide(view, random.Random(seed)) == p.decide(view2, random.Random(seed)), p.name
         checked += 1
     assert checked >= 10
+
+
+def test_sochi_the_cheating_ceiling_plays_three_seat_deals() -> None:
+    """The arena's all-hands-open ceiling on three seats: its true world has the sampled worlds' four
+    hands (the fourth empty), which the solver's card merging reads."""
+    cheat = tiny_cheat()
+    rng = random.Random(4)
+    decided = 0
+    for d in range(6):
+        deal = Deal.shuffled(SOCHI, random.Random(100 + d), dealer=d % 3)
+        while not deal.over:
+            seat = deal.to_act
+            assert seat is not None
+            if deal.phase is Phase.PLAY:
+                action = cheat.decide_open(deal, seat, rng)
+                decided += 1
+            else:
+                action = make_player("easy").decide(view_for(deal, seat), rng)
+            assert action in deal.legal_actions(seat), action
+            deal.apply(seat, action)
+    assert decided > 60

@@ -128,4 +128,7 @@ def true_world(deal: Deal) -> World:
     st = deal.play_state
     if deal.phase is not Phase.PLAY or st is None:
         raise KozelError(f"a world starts in the play phase, not in {deal.phase.value!r}")
-    return st.copy()
+    w = st.copy()
+    # Four entries, as in a sampled world: with three seats the fourth stays empty (the solver reads four).
+    w.hands.extend([0] * (N_SEATS - len(w.hands)))
+    return w
