@@ -110,18 +110,20 @@ def test_the_bot_process_freezes_what_it_made_at_start_and_collects_less_often()
 async def test_the_group_table_is_followed_card_by_card(app: object, driver: Driver, svc: Services) -> None:
     # Every card the people tap is noted with its deal; the group's table message (no pacing here)
     # shows each at once, but the deal's last trick, which the deal's summary shows.
+    # A deal of several tricks: with other shuffles a shmon catching the queen ends it in its first.
+    svc.rng = random.Random(6)
     cards = players.CardTaps(svc.codec)
     seated = await players.inline_table(driver, svc.codec, 5, "flip", 1, random.Random(2), cards=cards)
     stored = await svc.storage.load_table(seated.group.id, None)
     assert stored is not None and stored.match is not None
     result = replay(stored.match.deals[0], rules_of(stored)).result
-    assert result is not None and len(result.tricks) > 2
+    assert result is not None and len(result.tricks) > 2, "the deal ended early: pick another shuffle"
     named = [[card_text(players.TR, c) for _, c in t.plays] for t in result.tricks]
     assert [(t.chat_id, t.deal, t.card) for t in cards.taps] == [
         (seated.group.id, 1, c) for t in named for c in t
     ]
     calls = driver.world.calls
-    got = group.follow(calls, cards.taps)
+    got = group.follow(calls, cards.taps, pace=0)
     assert [t.card for t, _ in got.every] == [c for t in named[:-1] for c in t] and got.never == 0
     assert [t.card for t, _ in got.ending] == [t[-1] for t in named[:-1]]
     assert all(0 <= s < 5 for _, s in got.every)
@@ -129,6 +131,11 @@ async def test_the_group_table_is_followed_card_by_card(app: object, driver: Dri
     assert figures["group_table_cards_measured"] == len(got.every)
     assert figures["group_table_trick_ends_measured"] == len(named) - 1
     assert figures["trick_end_to_group_table_ms_max"] == round(1000 * max(s for _, s in got.ending), 1)
+    assert figures["cards_a_minute_at_a_table_median"] > 0
+    # Every trick's end comes after a call to the group (the table message at least): within an hour's
+    # pace all of them, within none none.
+    assert group.follow(calls, cards.taps, pace=3600).paced == len(got.ending)
+    assert got.paced == group.follow(calls, cards.taps, pace=0).paced == 0
 
     # As the group sees a deal whose people are all on the live table: the table message edited only
     # at each trick's end. A card inside a trick is shown with its trick's end, by the same edit.

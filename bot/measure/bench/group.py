@@ -14,18 +14,24 @@ and whether it ended that trick. The deal's last trick is left out: it ends the 
 message of its own) shows it, not the table message. Reported: every card's tap → shown (a card inside
 a trick included, which the Mini App mode shows only with its trick's end), the trick-ending card's tap
 → shown, and how many cards the table message never showed (the group's pace folded the deal's edits
-into fewer, and the deal ended first).
+into fewer, and the deal ended first). What may hold a trick's edit back is the group's pace (a call
+every ``Limits.group_interval``): the trick-ending taps that came sooner than that after the group's
+previous call are counted; and the cards a minute a table played tell how many calls a minute a group
+table showing every card would need.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.measure.bench.figures import ms
+from bot.measure.bench.figures import SPENDING, ms
 from bot.measure.bench.players import TR, CardTap, deal_number, title
 from bot.sandbox import ApiCall
+from bot.table.core import Limits
 
 #: The calls that leave a message's text (the table message is text).
 SHOWING = frozenset({"sendMessage", "editMessageText"})
@@ -77,19 +83,28 @@ def summary_tricks(text: str) -> list[list[str]]:
 @dataclass
 class Followed:
     """Each card's tap and the seconds until the group's table message showed it (``ending``: the
-    cards that ended a trick), and how many cards it never showed (the deals' last tricks left out)."""
+    cards that ended a trick), how many cards it never showed (the deals' last tricks left out), and
+    how many trick-ending taps came sooner than the group's pace after its previous call (``paced``:
+    their edit may wait for the pace)."""
 
     every: list[tuple[CardTap, float]] = field(default_factory=list)
     ending: list[tuple[CardTap, float]] = field(default_factory=list)
     never: int = 0
+    paced: int = 0
 
 
-def follow(calls: list[ApiCall], taps: list[CardTap]) -> Followed:
-    """How soon each group's table message showed the cards tapped (the Bot API ``calls`` in order)."""
+def follow(calls: list[ApiCall], taps: list[CardTap], pace: float = Limits().group_interval) -> Followed:
+    """How soon each group's table message showed the cards tapped (the Bot API ``calls`` in order;
+    ``pace``: seconds between two calls to a group)."""
     shows: dict[tuple[int, int], list[tuple[float, set[str]]]] = {}
     tricks: dict[tuple[int, int], list[list[str]]] = {}
+    spent: dict[int, list[float]] = {}
     for call in calls:
-        if not call.ok or call.method not in SHOWING or call.chat_id is None:
+        if not call.ok or call.chat_id is None:
+            continue
+        if call.method in SPENDING:
+            spent.setdefault(call.chat_id, []).append(call.time)
+        if call.method not in SHOWING:
             continue
         text = call.result.get("text") if isinstance(call.result, dict) else None
         if not text:
@@ -115,16 +130,27 @@ def follow(calls: list[ApiCall], taps: list[CardTap]) -> Followed:
         out.every.append((tap, shown - tap.at))
         if place == size - 1:
             out.ending.append((tap, shown - tap.at))
+            times = spent.get(tap.chat_id, [])
+            before = bisect.bisect_left(times, tap.at)
+            out.paced += bool(before) and tap.at - times[before - 1] < pace
     return out
 
 
 def group_figures(calls: list[ApiCall], taps: list[CardTap]) -> dict[str, Any]:
-    """The figures of :func:`follow`: median, p95 and max of each kind of card, and the counts."""
+    """The figures of :func:`follow`: median, p95 and max of each kind of card, the counts, and how
+    many cards a minute a table played (a group table showing each would need as many calls)."""
     got = follow(calls, taps)
     every, ending = [s for _, s in got.every], [s for _, s in got.ending]
+    deals: dict[tuple[int, int], list[float]] = {}
+    for tap in taps:
+        deals.setdefault((tap.chat_id, tap.deal), []).append(tap.at)
+    # Cards played a minute at a table, from its deal's first card to its last.
+    rates = [60 * (len(t) - 1) / (max(t) - min(t)) for t in deals.values() if max(t) > min(t)]
     return {
+        "cards_a_minute_at_a_table_median": round(statistics.median(rates), 1) if rates else None,
         "group_table_cards_measured": len(every),
         "group_table_trick_ends_measured": len(ending),
+        "group_table_trick_ends_within_the_pace": got.paced,
         "group_table_cards_never_shown": got.never,
         "tap_to_group_table_ms_median": ms(every, 0.5),
         "tap_to_group_table_ms_p95": ms(every, 0.95),
