@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from bot.engine import Rules
-from bot.measure.bench import figures, players
+from bot.measure.bench import figures, group, players
+from bot.render.words import card_text
 from bot.runtime import GC_THRESHOLDS, tune_gc
-from bot.sandbox import Driver
+from bot.sandbox import ApiCall, Driver
+from bot.table.game import replay, rules_of
 from bot.tg.services import Services
 
 
@@ -103,3 +105,57 @@ def test_the_bot_process_freezes_what_it_made_at_start_and_collects_less_often()
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+async def test_the_group_table_is_followed_card_by_card(app: object, driver: Driver, svc: Services) -> None:
+    # Every card the people tap is noted with its deal; the group's table message (no pacing here)
+    # shows each at once, but the deal's last trick, which the deal's summary shows.
+    # A deal of several tricks: with other shuffles a shmon catching the queen ends it in its first.
+    svc.rng = random.Random(6)
+    cards = players.CardTaps(svc.codec)
+    seated = await players.inline_table(driver, svc.codec, 5, "flip", 1, random.Random(2), cards=cards)
+    stored = await svc.storage.load_table(seated.group.id, None)
+    assert stored is not None and stored.match is not None
+    result = replay(stored.match.deals[0], rules_of(stored)).result
+    assert result is not None and len(result.tricks) > 2, "the deal ended early: pick another shuffle"
+    named = [[card_text(players.TR, c) for _, c in t.plays] for t in result.tricks]
+    assert [(t.chat_id, t.deal, t.card) for t in cards.taps] == [
+        (seated.group.id, 1, c) for t in named for c in t
+    ]
+    calls = driver.world.calls
+    got = group.follow(calls, cards.taps, pace=0)
+    assert [t.card for t, _ in got.every] == [c for t in named[:-1] for c in t] and got.never == 0
+    assert [t.card for t, _ in got.ending] == [t[-1] for t in named[:-1]]
+    assert all(0 <= s < 5 for _, s in got.every)
+    figures = group.group_figures(calls, cards.taps)
+    assert figures["group_table_cards_measured"] == len(got.every)
+    assert figures["group_table_trick_ends_measured"] == len(named) - 1
+    assert figures["trick_end_to_group_table_ms_max"] == round(1000 * max(s for _, s in got.ending), 1)
+    assert figures["cards_a_minute_at_a_table_median"] > 0
+    # Every trick's end comes after a call to the group (the table message at least): within an hour's
+    # pace all of them, within none none.
+    assert group.follow(calls, cards.taps, pace=3600).paced == len(got.ending)
+    assert got.paced == group.follow(calls, cards.taps, pace=0).paced == 0
+
+    # As the group sees a deal whose people are all on the live table: the table message edited only
+    # at each trick's end. A card inside a trick is shown with its trick's end, by the same edit.
+    def table_text(call: ApiCall) -> str:
+        text = call.result.get("text", "") if call.ok and isinstance(call.result, dict) else ""
+        return text if players.deal_number(text, [group.TABLE_TITLE]) is not None else ""
+
+    def inside_a_trick(call: ApiCall) -> bool:
+        lines = table_text(call).splitlines()
+        return any(line.startswith(group.ON_TABLE) and line != group.ON_TABLE + "—" for line in lines)
+
+    mid_trick = [c for c in calls if c.method == "editMessageText" and inside_a_trick(c)]
+    assert mid_trick
+    by_trick = group.follow([c for c in calls if c not in mid_trick], cards.taps)
+    assert len(by_trick.every) == len(got.every) and by_trick.never == 0
+    shown = {t.card: t.at + s for t, s in by_trick.every}
+    for trick in named[:-1]:
+        assert {shown[c] for c in trick} == {shown[trick[-1]]}
+    # A deal whose table message was never edited shows no card played (the deal's end came first).
+    unedited = group.follow(
+        [c for c in calls if not (c.method == "editMessageText" and table_text(c))], cards.taps
+    )
+    assert unedited.every == [] and unedited.never == len(got.every)

@@ -15,6 +15,10 @@ there are). Two modes:
   every open page of the table updated (median, p95), Bot API calls per deal, the bot's memory per
   open connection (its RSS grown while the pages opened, over their number) and how many were open.
 
+Both modes also report how soon the group's table message shows a card tapped
+(:mod:`bot.measure.bench.group`: every card, and the cards that end a trick; median, p95, max), and
+``--pace S`` has people think 0.5 to 1.5 S before each tap (0: none).
+
 The bot runs in a process of its own (as in production, Telegram is elsewhere); ``--profile FILE``
 writes its cProfile statistics (in CPU time) and prints the share of it each package's code took (the
 bot's own, each library's, built-ins counted with their caller).
@@ -28,6 +32,7 @@ Redis: ``$REDIS_URL``, else an embedded one in a temporary folder.
 
 Modules by role: :mod:`~bot.measure.bench.players` (the people of the inline mode and the lobby both
 modes share), :mod:`~bot.measure.bench.miniapp` (the pages), :mod:`~bot.measure.bench.botside` (the
-bot's process), :mod:`~bot.measure.bench.figures` (what is reported), :mod:`~bot.measure.bench.run` (one
+bot's process), :mod:`~bot.measure.bench.figures` (what is reported), :mod:`~bot.measure.bench.group`
+(the group's table message followed), :mod:`~bot.measure.bench.run` (one
 run), ``__main__`` (options).
 """

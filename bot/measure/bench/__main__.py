@@ -31,7 +31,7 @@ def main() -> None:
         "--watchers", type=int, default=0, help="with --miniapp: more pages a table, watching"
     )
     parser.add_argument(
-        "--pace", type=float, default=0.0, help="with --miniapp: seconds a person thinks before a tap"
+        "--pace", type=float, default=0.0, help="seconds a person thinks before a tap (0: none)"
     )
     hidden = ("BASE_URL", "FILE_URL", "REDIS", "PREFIX", "STATS", "PROFILE", "THINK", "N", "WEBAPP_PORT")
     parser.add_argument("--serve-bot", nargs=9, help=argparse.SUPPRESS, metavar=hidden)
@@ -41,9 +41,9 @@ def main() -> None:
         return
     profile = str(Path(args.profile).resolve()) if args.profile else None
     seating, thinking = Seating(args.bots, args.level), Thinking(args.thinking, args.workers)
-    pages = Pages(args.watchers, args.pace) if args.miniapp else None
+    pages = Pages(args.watchers) if args.miniapp else None
     figures = asyncio.run(
-        run(args.tables, args.deals, args.preset, args.seed, profile, seating, thinking, pages)
+        run(args.tables, args.deals, args.preset, args.seed, profile, seating, thinking, pages, args.pace)
     )
     if profile:
         # Where the bot process's CPU went (cProfile's own cost inflates code that makes many calls).

@@ -28,7 +28,7 @@ from typing import Any
 import aiohttp
 
 from bot.measure.bench.figures import ms
-from bot.measure.bench.players import Seated, Seating, finished, match_over, seat, start
+from bot.measure.bench.players import CardTaps, Seated, Seating, finished, match_over, seat, start
 from bot.render.hand_view import LEGAL_MARK
 from bot.sandbox import Driver
 from bot.storage import RedisStorage
@@ -44,11 +44,9 @@ WATCHER_IDS = 7_000_000_000
 
 @dataclass(frozen=True)
 class Pages:
-    """The Mini App mode: ``watchers`` more pages a table, of people watching; ``pace``: seconds a
-    person thinks before a tap (0.5 to 1.5 times it; 0: at once, as fast as the bot lets them)."""
+    """The Mini App mode: ``watchers`` more pages a table, of people watching."""
 
     watchers: int = 0
-    pace: float = 0.0
 
 
 def _signature(state: dict[str, Any]) -> str:
@@ -138,12 +136,13 @@ class Tap:
 
 @dataclass
 class LiveBench:
-    """The pages of every table, and the moves made on them."""
+    """The pages of every table, and the moves made on them (the cards played also in ``cards``)."""
 
     http: aiohttp.ClientSession
     base: str
     bot_token: str
     codec: Codec
+    cards: CardTaps
     taps: list[Tap] = field(default_factory=list)
     pages: list[Page] = field(default_factory=list)
 
@@ -192,11 +191,12 @@ class LiveBench:
                 page.acted_on = state["version"]
                 if pace:
                     await asyncio.sleep(pace * rng.uniform(0.5, 1.5))
-                at = time.perf_counter()
+                at, wall = time.perf_counter(), time.time()
                 answer = await page.act(data)
                 acted = True
                 if answer.get("ok") and move:
                     self.taps.append(Tap(pages, page, at, state["version"], _signature(state)))
+                    self.cards.note(data, (state.get("deal") or {}).get("no"), wall)
             if not acted:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(changed.wait(), 1.0)
@@ -258,9 +258,11 @@ def tap_latencies(taps: list[Tap]) -> list[float]:
 async def play_all(
     driver: Driver, live: LiveBench, tables: int, preset: str, deals: int, rng: random.Random,
     pages: Pages, rss: Callable[[], int], seating: Seating | None = None, store: RedisStorage | None = None,
+    pace: float = 0.0,
 ) -> tuple[list[Seated], dict[str, Any]]:  # fmt: skip
-    """Seat every table, open every page (the bot's memory before and after), start and play; the
-    seated tables and the figures of the pages."""
+    """Seat every table, open every page (the bot's memory before and after), start and play (each
+    person thinking ``pace`` seconds, 0.5 to 1.5 times it, before a tap); the seated tables and the
+    figures of the pages."""
     sitting = seating or Seating()
     seated = await asyncio.gather(*(seat(driver, n, preset, sitting, store) for n in range(tables)))
     await driver.settle(quiet=1.0, timeout=120)
@@ -276,7 +278,7 @@ async def play_all(
 
     async def one(table: Seated, its: list[Page], table_rng: random.Random) -> None:
         await start(driver, table, sitting)
-        await live.play(table, its, deals, table_rng, pages.pace)
+        await live.play(table, its, deals, table_rng, pace)
 
     await asyncio.gather(*(one(t, p, r) for t, p, r in zip(seated, opened, seeds, strict=True)))
     latencies = tap_latencies(live.taps)

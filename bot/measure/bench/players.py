@@ -1,15 +1,20 @@
-"""The bench's people: how a table is seated through the real lobby (both modes), and how people play
-on their DM hands' inline keyboards (the inline mode)."""
+"""The bench's people: how a table is seated through the real lobby (both modes), how people play
+on their DM hands' inline keyboards (the inline mode), and the cards they tap, noted (both modes) for
+:mod:`bot.measure.bench.group`."""
 
 from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from bot.engine import Play
 from bot.render.i18n import DEFAULT_LANG, Tr
+from bot.render.words import card_text
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
 from bot.storage import ChatSettings, RedisStorage
 from bot.table.codec import Codec
@@ -25,11 +30,24 @@ def _mark(key: str) -> str:
     return TR(key, n=0, suit="").split()[0]
 
 
+def title(key: str) -> re.Pattern[str]:
+    """A line of the catalog's ``key`` as the group reads it (tags dropped), its ``{n}`` captured."""
+    template = re.sub(r"<[^>]+>", "", TR(key))
+    parts = re.split(r"(\{\w+\})", template)
+    body = "".join(
+        r"(\d+)" if p == "{n}" else ".*?" if p.startswith("{") and p.endswith("}") else re.escape(p)
+        for p in parts
+    )
+    return re.compile(body)
+
+
 #: A hand that waits for its player shows a prompt; every prompt starts with the same mark.
 PROMPT = _mark("prompt.other")
 SUMMARY = _mark("summary.title")
 #: A deal's table message (deleted once the deal's summary is sent).
 TABLE = TR("table.title", n=0, dealer="").split()[0]
+#: A DM hand's title (the deal's number in it).
+HAND_TITLES = (title("hand.title"), title("hand.title_blind"))
 
 
 _ACTS: dict[str, bool] = {}
@@ -145,12 +163,58 @@ def match_over(table: Seated) -> bool:
     return any(rematch in b["text"] for m in table.group.bot_messages for r in m.buttons for b in r)
 
 
+@dataclass(frozen=True)
+class CardTap:
+    """A card played by a tap: its group, deal number, card (as the group reads it), and the wall time
+    (the emulator's clock) just before the tap."""
+
+    chat_id: int
+    deal: int
+    card: str
+    at: float
+
+
+@dataclass
+class CardTaps:
+    """The cards tapped in a run (taps on other decisions are not kept)."""
+
+    codec: Codec
+    taps: list[CardTap] = field(default_factory=list)
+
+    def note(self, data: str, deal: int | None, at: float) -> None:
+        """A tap of ``data`` at ``at`` in deal ``deal``, taken: kept if it played a card."""
+        if deal is None:
+            return
+        try:
+            button, payload = self.codec.read(data)
+        except BadData:
+            return
+        if isinstance(payload, Act) and isinstance(payload.action, Play):
+            self.taps.append(CardTap(button.chat_id, deal, card_text(TR, payload.action.card), at))
+
+    def note_on_hand(self, hand: str, data: str, at: float) -> None:
+        """A tap of ``data`` on the DM hand whose text is ``hand`` (its title has the deal's number)."""
+        self.note(data, deal_number(hand, HAND_TITLES), at)
+
+
+def deal_number(text: str, titles: Sequence[re.Pattern[str]]) -> int | None:
+    """The deal's number in the first line of ``text`` that is one of ``titles``."""
+    for line in text.splitlines():
+        for pattern in titles:
+            found = pattern.fullmatch(line)
+            if found:
+                return int(found.group(1))
+    return None
+
+
 async def inline_table(
     driver: Driver, codec: Codec, n: int, preset: str, deals: int, rng: random.Random,
-    seating: Seating = Seating(), store: RedisStorage | None = None,
+    seating: Seating = Seating(), store: RedisStorage | None = None, pace: float = 0.0,
+    cards: CardTaps | None = None,
 ) -> Seated:  # fmt: skip
     """One table played on the DM hands: its people sit and tap random legal decisions until
-    ``deals`` are over."""
+    ``deals`` are over, each thinking ``pace`` seconds (0.5 to 1.5 times it) before a tap; the cards
+    they play are noted in ``cards``."""
     table = await seat(driver, n, preset, seating, store)
     await start(driver, table, seating)
     users, group = table.users, table.group
@@ -165,10 +229,14 @@ async def inline_table(
             await asyncio.sleep(0.2)
             continue
         user, message, data = rng.choice(options)
-        edits = message.edits
+        if pace:
+            await asyncio.sleep(pace * rng.uniform(0.5, 1.5))
+        edits, hand, at = message.edits, message.content, time.time()
         tap = await user.tap(message, data=data, timeout=120)
         if not tap.show_alert:
             done[message.key] = edits
+            if cards is not None:
+                cards.note_on_hand(hand, data, at)
         else:
             # The keyboard was older than the game (its edit is paced): wait for the edit, as a person would.
             for _ in range(30):

@@ -25,8 +25,9 @@ from bot.app import codec_for
 from bot.measure.bench import miniapp
 from bot.measure.bench.botside import cpu_of, more_files
 from bot.measure.bench.figures import bench_figures, call_figures
+from bot.measure.bench.group import group_figures
 from bot.measure.bench.miniapp import LiveBench, Pages
-from bot.measure.bench.players import Seating, inline_table
+from bot.measure.bench.players import CardTaps, Seating, inline_table
 from bot.sandbox import Driver, Emulator, EmulatorConfig
 from bot.storage import EmbeddedRedis, RedisStorage
 from bot.table.core import Limits
@@ -52,13 +53,15 @@ def free_port() -> int:
 async def run(
     tables: int, deals: int, preset: str, seed: int, profile: str | None = None,
     seating: Seating | None = None, thinking: Thinking = Thinking(), pages: Pages | None = None,
+    pace: float = 0.0,
 ) -> dict[str, Any]:  # fmt: skip
     """Play ``deals`` deals at each of ``tables`` tables at once; return the figures.
 
     The bot runs in a process of its own, so the emulator and the simulated players (which would
     dwarf it) do not share its event loop and its handling times are its own. ``profile``: a file
     for the bot process's cProfile statistics. ``pages``: the Mini App mode
-    (:mod:`bot.measure.bench.miniapp`).
+    (:mod:`bot.measure.bench.miniapp`). ``pace``: seconds a person thinks before a tap (0.5 to 1.5
+    times it; 0: at once, as fast as the bot lets them).
     """
     more_files()
     seating = seating or Seating()
@@ -91,7 +94,8 @@ async def run(
             driver = Driver(emulator.world, default_timeout=120.0)
             # Every page its own connection (aiohttp's default pool holds 100).
             http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
-            live = LiveBench(http, f"http://127.0.0.1:{port}", emulator.token, codec)
+            cards = CardTaps(codec)
+            live = LiveBench(http, f"http://127.0.0.1:{port}", emulator.token, codec, cards)
             try:
                 await driver.wait_for(lambda: emulator.world.calls_of("getUpdates") or None, what="the bot")
                 rng = random.Random(seed)
@@ -108,6 +112,8 @@ async def run(
                             random.Random(rng.getrandbits(64)),
                             seating,
                             store,
+                            pace,
+                            cards,
                         )
                         for n in range(tables)
                     ]
@@ -116,14 +122,16 @@ async def run(
                     await _wait_port(port)
                     rss = psutil.Process(bot.pid).memory_info
                     seated, extra = await miniapp.play_all(
-                        driver, live, tables, preset, deals, rng, pages, lambda: rss().rss, seating, store
-                    )
+                        driver, live, tables, preset, deals, rng, pages, lambda: rss().rss, seating, store,
+                        pace,
+                    )  # fmt: skip
                 # Quiet for longer than a group's pace, so a deal's last paced calls (its table
                 # message deleted after the summary) are made and counted.
                 await driver.settle(quiet=Limits().group_interval + 0.5, timeout=120)
                 elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
                 worker_cpu = cpu_of(psutil.Process(workers.pid)) if workers is not None else None
                 calls = call_figures(driver, list(seated))
+                follow = group_figures(driver.world.calls, cards.taps)
             finally:
                 await live.close()
                 await http.close()
@@ -138,7 +146,12 @@ async def run(
                 bot_side["thinking_cpu_s"] = worker_cpu
             # The calls as they were before the pages closed (each closed page brings its DM hand up
             # to date, which is no deal's cost).
-            figures = {**bench_figures(driver, list(seated), elapsed, bot_side, cpu), **calls, **extra}
+            figures = {
+                **bench_figures(driver, list(seated), elapsed, bot_side, cpu),
+                **calls,
+                **extra,
+                **follow,
+            }
             if pages is not None:
                 # Not a page's: taps answered are the lobby's, and a move's group edit waits for the
                 # group's pace with nothing else to queue (no DM), so its queue time is that pace.
