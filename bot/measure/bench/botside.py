@@ -1,6 +1,6 @@
 """The bench's bot: a process of its own, polling the emulator with the product's own poller (and, in
-the Mini App mode, serving the live table on a loopback port), writing its handling times, CPU and
-event-loop lag to a file once told to stop."""
+the Mini App mode, serving the live table on a loopback port), writing its handling times, CPU (in
+all and second by second) and event-loop lag to a file once told to stop."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from bot.storage import RedisStorage
 from bot.table.core import Limits
 from bot.tg.services import Settings
 
+#: Seconds the event-loop probe sleeps (:func:`watch_loop`; the figures weigh each lag by it).
+LAG_EVERY = 0.01
 #: The live table's public URL in the bench (its links are made, never followed).
 BENCH_WEBAPP_URL = "https://bench.kozel.invalid/webapp/"
 
@@ -73,7 +75,8 @@ async def serve_bot(
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     lags: list[float] = []
-    watch = asyncio.create_task(_watch_loop(lags))
+    shares: list[float] = []
+    watch = asyncio.create_task(watch_loop(lags, shares))
     await app.initialize()
     await app.start()
     # The product's own poller (bot/polling.py), as `python -m bot` polls.
@@ -91,8 +94,8 @@ async def serve_bot(
     Path(stats).write_text(json.dumps({
         "taps": list(svc_stats.tap_times), "queued": list(svc_stats.queued_times),
         "cpu_s": time.process_time() - cpu,
-        "lags": lags, "bot_waits": list(svc_stats.bot_waits), "thinking_cpu_s": pool_cpu,
-        "gc_cpu_s": collector.cpu, "gc_pause_max_s": collector.longest,
+        "lags": lags, "cpu_shares": shares, "bot_waits": list(svc_stats.bot_waits),
+        "thinking_cpu_s": pool_cpu, "gc_cpu_s": collector.cpu, "gc_pause_max_s": collector.longest,
     }))  # fmt: skip
     gc.callbacks.remove(collector.note)
     if profiler is not None:
@@ -146,10 +149,20 @@ def _cpu_of_self(process: psutil.Process) -> float:
     return round(t.user + t.system, 1)
 
 
-async def _watch_loop(lags: list[float], every: float = 0.01) -> None:
-    """Note how late the event loop wakes a sleeper: the wait any step of a tap has behind other work."""
+async def watch_loop(
+    lags: list[float], shares: list[float], every: float = LAG_EVERY, window: float = 1.0
+) -> None:
+    """Note how late the event loop wakes a sleeper (the wait any step of a tap has behind other work)
+    and, each ``window`` (a second), the share of it the process spent on a CPU: its event loop is one
+    thread, so at 1.0 every step waits for the loop to finish everything else that is ready."""
     loop = asyncio.get_running_loop()
+    since, cpu = loop.time(), time.process_time()
     while True:
         at = loop.time()
         await asyncio.sleep(every)
-        lags.append(max(0.0, loop.time() - at - every))
+        now = loop.time()
+        lags.append(max(0.0, now - at - every))
+        if now - since >= window:
+            used = time.process_time()
+            shares.append((used - cpu) / (now - since))
+            since, cpu = now, used

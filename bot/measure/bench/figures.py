@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import bot
+from bot.measure.bench.botside import LAG_EVERY
 from bot.measure.bench.players import SUMMARY, TABLE, Seated
 from bot.sandbox import Driver
 
@@ -34,6 +35,22 @@ def ms(values: list[float], q: float) -> float | None:
         return None
     ordered = sorted(values)
     return round(1000 * ordered[int(q * (len(ordered) - 1))], 2)
+
+
+def ms_by_time(lags: list[float], q: float, every: float = LAG_EVERY) -> float | None:
+    """The ``q`` quantile, in milliseconds, of the event loop's lags (seconds) weighed by the time each
+    probe took (``every`` plus its lag): the lag at a moment of the run rather than at a probe. A
+    saturated loop wakes its probe seldom, so unweighed its few long lags drown among an idle loop's
+    many short ones."""
+    if not lags:
+        return None
+    ordered = sorted(lags)
+    target, run = q * sum(every + lag for lag in ordered), 0.0
+    for lag in ordered:
+        run += every + lag
+        if run >= target:
+            return round(1000 * lag, 2)
+    return round(1000 * ordered[-1], 2)
 
 
 def bench_figures(
@@ -66,9 +83,15 @@ def bench_figures(
         "bot_gc_pause_ms_max": round(1000 * bot_side["gc_pause_max_s"], 1),
         "emulator_and_players_cpu_s": round(bench_cpu, 1),
         # How late the bot's event loop woke a 10 ms sleeper: the wait any step of a move may have
-        # behind other work (and, on a busy machine, behind other processes).
+        # behind other work (and, on a busy machine, behind other processes). By probe, then by time
+        # (ms_by_time: what a saturated loop's stretches weigh in the run).
         "bot_loop_lag_ms_median": ms(bot_side["lags"], 0.5),
         "bot_loop_lag_ms_p95": ms(bot_side["lags"], 0.95),
+        "bot_loop_lag_ms_by_time_median": ms_by_time(bot_side["lags"], 0.5),
+        "bot_loop_lag_ms_by_time_p95": ms_by_time(bot_side["lags"], 0.95),
+        # Seconds in which the bot's process was on a CPU 90% of the time or more: its one event loop
+        # at its ceiling, every round trip to Redis waiting for the loop to come round.
+        "bot_seconds_on_a_full_core": sum(1 for share in bot_side.get("cpu_shares", []) if share >= 0.9),
         **thinking_figures(bot_side, elapsed),
     }
 
