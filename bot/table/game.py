@@ -73,8 +73,21 @@ def decider(table: Table, seat: int) -> int:
 
 
 def rules_of(table: Table) -> Rules:
-    """The table's rules."""
-    return Rules.parse(table.rules)
+    """The table's rules, validated once per distinct form (every tap and every render asks; rules are
+    frozen, so one instance serves every table with the same ones; a bad form raises each time)."""
+    form = repr(table.rules)  # JSON values: an equal repr is an equal form
+    rules = _PARSED.get(form)
+    if rules is None:
+        rules = Rules.parse(table.rules)
+        if len(_PARSED) >= _PARSED_KEPT:
+            _PARSED.clear()
+        _PARSED[form] = rules
+    return rules
+
+
+#: Rules by the repr of their stored form, at most :data:`_PARSED_KEPT` (then forgotten at once).
+_PARSED: dict[str, Rules] = {}
+_PARSED_KEPT = 1024
 
 
 def target_of(table: Table) -> int:
