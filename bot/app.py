@@ -34,6 +34,8 @@ _LOG = logging.getLogger(__name__)
 #: ``bot_data`` keys of the live table's routes and of this instance's hub (bot/webapp).
 LIVE_TABLE = "live_table"
 LIVE_HUB = "live_hub"
+
+
 def build_application(
     token: str,
     *,

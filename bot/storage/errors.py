@@ -45,6 +45,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 _LOG = logging.getLogger(__name__)
 
+
 class StorageBusy(ResponseError):
     """Redis cannot serve now and redis-py has no class for it: ``BUSY`` (a long script runs),
     ``NOREPLICAS`` (too few replicas for ``min-replicas-to-write``)."""

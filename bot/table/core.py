@@ -159,8 +159,6 @@ class Core:
         url = self.settings.webapp_url
         if url is None or self.links is None:
             return None
-        param = self.links.start_param(
-            TableLink(table.chat_id, table.thread_id, table.table_id)
-        )
+        param = self.links.start_param(TableLink(table.chat_id, table.thread_id, table.table_id))
         app = f"/{self.settings.webapp_name}" if self.settings.webapp_name else ""
         return f"https://t.me/{self.bot_username}{app}?startapp={param}", f"{url}?t={param}"

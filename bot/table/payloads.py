@@ -21,6 +21,7 @@ from bot.table.numbers import ascii_number
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _B36 = re.compile(r"-?[0-9a-z]{1,13}")
 
+
 class BadData(ValueError):
     """Callback data or a payload that this bot did not produce (or not in this version)."""
 

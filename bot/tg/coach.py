@@ -112,5 +112,3 @@ async def hint_tap(update: Update, button: Button, payload: Hint, svc: Services)
     user = private_tapper(query)
     tr = await user_tr(svc, user)
     await alert(query, await hint_for(svc.tables, button, payload, user.id, hint_words(tr)))
-
-

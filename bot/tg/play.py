@@ -49,6 +49,7 @@ from bot.tg.social import export_tap, top_tap, view_tap
 
 _LOG = logging.getLogger(__name__)
 
+
 async def on_tap(update: Update, context: Context) -> None:
     """Route a callback query by its payload; bad input gets a short alert and changes nothing."""
     query = update.callback_query

@@ -237,6 +237,7 @@ async def test_a_game_whose_table_is_corrupted_tells_its_chat_once_and_a_new_gam
             clock.advance(120)
             await asyncio.sleep(0.2)
         await driver.wait_for(lambda: notices() or None, timeout=10, what="the chat told")
+
         # Her newest hand (a render under way when the table was corrupted may have sent it anew, or
         # shown it as an away person's, its cards not marked playable): a tap on any of its cards.
         def cards(m: StoredMessage) -> list[str]:  # its card buttons, playable ("A") or not ("X")

@@ -312,9 +312,7 @@ async def test_bot_players_wait_out_a_storage_fault_and_never_play_at_random(
                 after = await _moved_on(svc, group.id, before.version)
             assert after.version > before.version
         waited = [
-            r
-            for r in caplog.records
-            if r.name == "bot.table.bots" and "waits for storage" in r.getMessage()
+            r for r in caplog.records if r.name == "bot.table.bots" and "waits for storage" in r.getMessage()
         ]
         assert waited, "the fault did not reach the bot players"
         random_moves = [r.getMessage() for r in caplog.records if "at random" in r.getMessage()]

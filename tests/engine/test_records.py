@@ -232,8 +232,17 @@ def test_bench_cli_prints_one_json_line_per_preset() -> None:
 
 def test_bench_cli_times_the_solver_per_preset() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "bot.measure.engine_bench", "--solver", "12", "--positions", "8",
-         "--preset", "flip"],
+        [
+            sys.executable,
+            "-m",
+            "bot.measure.engine_bench",
+            "--solver",
+            "12",
+            "--positions",
+            "8",
+            "--preset",
+            "flip",
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,
