@@ -39,7 +39,12 @@ async def test_a_bot_starting_while_redis_is_down_waits_for_it_and_starts(
     servers: list[subprocess.Popen[bytes]] = []
 
     async def up_later() -> None:
-        await asyncio.sleep(5.0)  # past the client's own retries (about 1.5 s)
+        # Once the bot has said it waits, past the client's own retries (about 1.5 s); at most
+        # 30 s (a bot that never says so fails the assertions below).
+        for _ in range(600):
+            if "storage unavailable at start" in caplog.text:
+                break
+            await asyncio.sleep(0.05)
         servers.append(
             subprocess.Popen(
                 [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path), "--save", ""],

@@ -21,7 +21,7 @@ import signal
 import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -145,6 +145,8 @@ class World:
     users: list[SimUser]
     group: SimGroup
     rng: random.Random
+    #: Each person's last tap: the hand message they tapped and its edits before the tap.
+    tapped: dict[int, tuple[StoredMessage, int]] = field(default_factory=dict)
 
     async def table(self) -> Table:
         table = await self.store.load_table(self.group.id, None)
@@ -186,30 +188,38 @@ class World:
                 return table
             deal = game.deal_of(table)
             to_act = [self.users[deal.to_act]] if deal is not None and deal.to_act is not None else []
+            for user in to_act:
+                await self._seen_own_tap(user)
             options = [(u, m, data) for u in to_act for m, data in _decisions(self.codec, u)]
             if not options:
                 await self.driver.world.wait_change(0.2)
                 continue
             user, message, data = self.rng.choice(options)
-            edits = message.edits
-            tap = await user.tap(message, data=data, timeout=15)
+            self.tapped[user.id] = (message, message.edits)
+            await user.tap(message, data=data, timeout=15)
             taps += 1
-            # A stale keyboard is edited soon; an alert on a current one (a third card ticked for a
-            # give of two) is not, and the player simply taps something else. After ticking a card a
-            # person waits to see it ticked (the DM's edits are paced, about one a second) before
-            # the next tap, rather than tapping the old keyboard again.
-            if tap.show_alert or message.edits == edits:
-                with contextlib.suppress(TimeoutError):
-                    await self.driver.wait_for(
-                        lambda m=message, e=edits: m.edits != e or None,
-                        timeout=3,
-                        what="the keyboard to be brought up to date",
-                    )
         table = await self.table()
         deal = game.deal_of(table)
         state = f"{table.status}, deal {deal.deal_no} in {deal.phase.value}" if deal else table.status
         dms = "\n".join(f"{u.name}: {_latest(u).content[-300:]}" for u in self.users)
         raise AssertionError(f"not reached in {taps} taps; the table is {state}\n{dms}")
+
+    async def _seen_own_tap(self, user: SimUser) -> None:
+        """Before their next tap a person waits to see their last one on the keyboard (the DM's edits
+        are paced, about one a second) rather than tap the old keyboard again: until the hand they
+        tapped is edited or a newer hand has come. A stale keyboard is edited soon; an alert on a
+        current one (a third card ticked for a give of two) is not, and they tap something else.
+        Nobody waits for the edit of someone else's tap: that tap's person does, before theirs."""
+        tapped = self.tapped.pop(user.id, None)
+        if tapped is None:
+            return
+        message, edits = tapped
+        with contextlib.suppress(TimeoutError):
+            await self.driver.wait_for(
+                lambda: message.edits != edits or _latest(user).message_id != message.message_id or None,
+                timeout=3,
+                what="the keyboard to be brought up to date",
+            )
 
 
 def _latest(user: SimUser) -> StoredMessage:

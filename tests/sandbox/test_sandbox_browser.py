@@ -288,8 +288,9 @@ async def test_rematch_host_who_taps_start_first_keeps_her_seat_in_headless_chro
 
 
 #: What a person taps in their DM, first found first: a card marked playable, a card that may be
-#: ticked (sochi's discard; the confirm button is marked playable once two are), the mirror's cut.
-TAPPABLE = ("✅", "▫️", "Половину")
+#: ticked (sochi's discard; the confirm button is marked playable once two are), the mirror's cut,
+#: classic's exchange offer (declined; left untapped, it waited for the turn timer's minute).
+TAPPABLE = ("✅", "▫️", "Половину", "Без обмена")
 
 
 async def _play_to_the_end(pages: list[Page]) -> tuple[int, int]:
