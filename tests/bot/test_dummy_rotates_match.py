@@ -51,6 +51,9 @@ def test_dummy_blind_rotates_tally_picture_has_a_panel_per_person() -> None:
 async def test_dummy_blind_rotates_three_people_play_a_match_to_the_goat(
     app: object, driver: Driver, svc: Services
 ) -> None:
+    # The decks from a fixed seed (three deals with these taps): a match to 6 may end in its first deal
+    # on other decks, and then the blind has not rotated (the suite failed so once).
+    svc.rng = random.Random(1)
     users = [driver.add_user(name) for name in NAMES[:3]]
     by_id = {u.id: u.name for u in users}
     group = driver.add_group("Козлятник", users)
