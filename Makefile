@@ -16,6 +16,7 @@ install: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check bot tests
+	$(BIN)/ruff format --check bot tests
 	$(BIN)/mypy bot
 
 test: lint
