@@ -6,7 +6,7 @@ import functools
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -66,6 +66,24 @@ def _need_chromium() -> None:
             f"Chromium is missing at {CHROMIUM}: install Debian's package (apt-get install chromium) — "
             ".ci/run does this — or point $CHROMIUM at a Chromium binary"
         )
+
+
+async def _started_pages(
+    browser: Any, sandbox: SandboxServer, names: tuple[str, ...], height: int
+) -> list[Page]:
+    """A sandbox page for each of the first ``len(names)`` players, each having pressed START in the DM."""
+    from playwright.async_api import expect
+
+    pages: list[Page] = []
+    for user_id, name in zip(sandbox.scene.player_ids[: len(names)], names, strict=True):
+        page = await browser.new_page(viewport={"width": 1280, "height": height})
+        page.set_default_timeout(TIMEOUT_MS)
+        await page.goto(f"{sandbox.url}?user={user_id}")
+        await expect(page.get_by_test_id(f"player-{name}")).to_have_class("active")
+        await page.get_by_test_id("dm-start").get_by_role("button").click()
+        await expect(page.get_by_test_id("dm-messages")).to_contain_text("Привет!")
+        pages.append(page)
+    return pages
 
 
 async def test_sandbox_page_in_headless_chromium(sandbox: SandboxServer, tmp_path: Path) -> None:
@@ -147,15 +165,7 @@ async def test_two_dummies_match_played_to_its_end_in_headless_chromium(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
         )
         try:
-            pages: list[Page] = []
-            for user_id, name in zip(sandbox.scene.player_ids[:2], ("Аня", "Борис"), strict=True):
-                page = await browser.new_page(viewport={"width": 1280, "height": 800})
-                page.set_default_timeout(TIMEOUT_MS)
-                await page.goto(f"{sandbox.url}?user={user_id}")
-                await expect(page.get_by_test_id(f"player-{name}")).to_have_class("active")
-                await page.get_by_test_id("dm-start").get_by_role("button").click()
-                await expect(page.get_by_test_id("dm-messages")).to_contain_text("Привет!")
-                pages.append(page)
+            pages = await _started_pages(browser, sandbox, ("Аня", "Борис"), 800)
             anya = pages[0]
             group = anya.get_by_test_id("group-messages")
             buttons = group.get_by_test_id("inline-button")
@@ -232,15 +242,7 @@ async def test_rematch_host_who_taps_start_first_keeps_her_seat_in_headless_chro
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
         )
         try:
-            pages: list[Page] = []
-            for user_id, name in zip(sandbox.scene.player_ids[:2], ("Аня", "Борис"), strict=True):
-                page = await browser.new_page(viewport={"width": 1280, "height": 900})
-                page.set_default_timeout(TIMEOUT_MS)
-                await page.goto(f"{sandbox.url}?user={user_id}")
-                await expect(page.get_by_test_id(f"player-{name}")).to_have_class("active")
-                await page.get_by_test_id("dm-start").get_by_role("button").click()
-                await expect(page.get_by_test_id("dm-messages")).to_contain_text("Привет!")
-                pages.append(page)
+            pages = await _started_pages(browser, sandbox, ("Аня", "Борис"), 900)
             anya, boris = pages
             group = anya.get_by_test_id("group-messages")
             buttons = group.get_by_test_id("inline-button")

@@ -7,20 +7,16 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bot.sandbox.server import SandboxServer
 from tests.sandbox.test_sandbox_browser import (
     CHROMIUM,
     CHROMIUM_FLAGS,
-    TIMEOUT_MS,
     _need_chromium,
     _play_to_the_end,
+    _started_pages,
     sandbox,
 )
-
-if TYPE_CHECKING:
-    from playwright.async_api import Page
 
 __all__ = ["sandbox"]  # the fixture, shared with the other browser tests
 NAMES = ("Аня", "Борис", "Вера")
@@ -38,15 +34,7 @@ async def test_a_sochi_match_to_6_reads_as_three_people_each_for_themselves_in_h
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
         )
         try:
-            pages: list[Page] = []
-            for user_id, name in zip(sandbox.scene.player_ids[:3], NAMES, strict=True):
-                page = await browser.new_page(viewport={"width": 1280, "height": 900})
-                page.set_default_timeout(TIMEOUT_MS)
-                await page.goto(f"{sandbox.url}?user={user_id}")
-                await expect(page.get_by_test_id(f"player-{name}")).to_have_class("active")
-                await page.get_by_test_id("dm-start").get_by_role("button").click()
-                await expect(page.get_by_test_id("dm-messages")).to_contain_text("Привет!")
-                pages.append(page)
+            pages = await _started_pages(browser, sandbox, NAMES, 900)
             anya = pages[0]
             group = anya.get_by_test_id("group-messages")
             buttons = group.get_by_test_id("inline-button")
