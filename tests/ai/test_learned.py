@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import random
 
@@ -10,9 +11,13 @@ import pytest
 
 from bot.engine import Deal, Play, Rules, card, view_for
 from bot.engine.ai.features import N_FEATURES, NAMES, view_features
-from bot.engine.ai.learned import DEFUSED, LEARNED, LearnedPlayer, defused_values
+from bot.engine.ai.learned import DEFUSED, LEARNED, LearnedPlayer, defused_values, learned_rollout
 from bot.engine.ai.model import packaged_policy
 from bot.engine.ai.policy import ModelError, policy_from
+from bot.engine.ai.sample import true_world
+from bot.engine.ai.trick import policy_rollout
+from bot.engine.ai.world import World
+from bot.engine.deal import Phase
 from tests.ai.players import fixed
 
 
@@ -131,3 +136,53 @@ def test_drops_the_queen_while_it_is_safe(name: str) -> None:
     for s in range(3):
         action = player.decide(view, random.Random(s))
         assert action == Play(card("QC")), (name, s, action)
+
+
+def _first_play(preset: str, seed: int) -> Deal:
+    """A ``preset`` deal shuffled by ``seed``, its decisions before the first lead taken as offered."""
+    deal = Deal.shuffled(Rules.make(preset), random.Random(seed), dealer=seed % 3)
+    while deal.phase is not Phase.PLAY:
+        seat = deal.to_act
+        assert seat is not None
+        deal.apply(seat, deal.legal_actions(seat)[0])
+    return deal
+
+
+@pytest.mark.parametrize("preset", ["classic", "flip", "draw", "tricks", "dummy", "sochi"])
+def test_learned_playouts_draw_legal_cards_from_the_policy(
+    preset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A play-out by the policy plays only legal cards to the deal's end, the same for the same
+    random stream; the cards are drawn, so other streams reach other ends."""
+    weights = packaged_policy().family(preset)
+    played: list[int] = []
+    play = World.play
+
+    def checked(w: World, b: int) -> int:
+        assert b & w.mask and b & (b - 1) == 0, "one legal card"
+        played.append(b)
+        return play(w, b)
+
+    monkeypatch.setattr(World, "play", checked)
+    ends = set()
+    for seed in range(6):
+        w = true_world(_first_play(preset, seed))
+        for careless in (None, 0):
+            v = learned_rollout(w, random.Random(seed), careless, weights)
+            assert v == learned_rollout(w, random.Random(seed), careless, weights)
+        ends |= {learned_rollout(w, random.Random(100 + r), None, weights) for r in range(8)}
+    assert played, "the play-outs played"
+    assert len(ends) > 1
+
+
+def test_the_play_out_is_the_learned_policys_unless_turned_off() -> None:
+    deal = _first_play("flip", 3)
+    w = true_world(deal)
+    on = LearnedPlayer("learned", LEARNED, DEFUSED)
+    off = LearnedPlayer("learned", LEARNED, dataclasses.replace(DEFUSED, playouts=False))
+    weights = packaged_policy().family("flip")
+    for seed in range(5):
+        assert on.playout(w.copy(), random.Random(seed), None) == learned_rollout(
+            w, random.Random(seed), None, weights
+        )
+        assert off.playout(w.copy(), random.Random(seed), None) == policy_rollout(w, random.Random(seed))

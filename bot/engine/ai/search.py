@@ -182,14 +182,7 @@ class SearchPlayer:
                     if solve:
                         values[m] = end.value(m, w2)
                     else:
-                        if b.policy_trick and w2.trick and not w2.over:
-                            _finish_trick(w2, careless)
-                        r = random.Random(seed)
-                        if b.policy_rollouts:
-                            v = policy_rollout(w2, r, None if careless is None else careless[0])
-                        else:
-                            v = sum(rollout(w2, r) for _ in range(b.rollouts)) / b.rollouts
-                        values[m] = sign * v
+                        values[m] = sign * self.playout(w2, random.Random(seed), careless)
                     if clock() > cutoff:
                         break
             except SolveTimeout:
@@ -212,6 +205,17 @@ class SearchPlayer:
             w = world()
         ev.values = end.values(ev)
         return ev
+
+    def playout(self, w: World, r: random.Random, careless: tuple[int, float] | None) -> float:
+        """``w`` (a card just tried) played out before the solver takes over: its worth to pair A. The
+        rule player's trick policy finishes the trick (``policy_trick``) and plays on
+        (``policy_rollouts``: the ``careless`` pair, if any, at random), else random play-outs."""
+        b = self.budget
+        if b.policy_trick and w.trick and not w.over:
+            _finish_trick(w, careless)
+        if b.policy_rollouts:
+            return policy_rollout(w, r, None if careless is None else careless[0])
+        return sum(rollout(w, r) for _ in range(b.rollouts)) / b.rollouts
 
     def end_game(self, w0: World, solve_at: int, solver: Solver, seat: int, sign: int) -> EndGame:
         """How a card is valued in a decision once the solver takes over (from ``solve_at`` cards left;
