@@ -24,7 +24,9 @@ def main(argv: list[str] | None = None) -> int:
         lo, hi = d["ci95"]
         target = TARGET.get(d["b"])
         if d["b"] == "hard" and d["preset"] == "classic":
-            met = "not worse: not shown worse (CI holds 0)" if lo < 0 < hi else "—"
+            met = "not worse: " + (
+                "better" if lo > 0 else "not shown worse (CI holds 0)" if hi > 0 else "worse"
+            )
         elif target is None:
             met = "—"
         else:

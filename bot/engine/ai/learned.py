@@ -1,6 +1,7 @@
-"""``learned``: ``hard``'s search with the learned policy weighing its worlds and the end game defused.
+"""``learned``: ``hard``'s search with the learned policy weighing its worlds and playing them out, and
+the end game defused.
 
-Two changes to :class:`~bot.engine.ai.search.SearchPlayer` (``hard``'s budget otherwise):
+Three changes to :class:`~bot.engine.ai.search.SearchPlayer` (``hard``'s budget otherwise):
 
 * **World weights from the learned policy.** Each sampled world counts by the probability the learned
   policy (:mod:`bot.engine.ai.policy`) gives the plays the other seats were seen to make, each from
@@ -8,6 +9,9 @@ Two changes to :class:`~bot.engine.ai.search.SearchPlayer` (``hard``'s budget ot
   fixed factors ``hard`` applies where the rule player would have played otherwise (×0.5 a follow,
   ×0.8 a lead). A probability is raised to :attr:`Defused.temper` and floored at
   :attr:`Defused.floor`, so no single play rules a world out. The brag's lays are weighed as before.
+* **Play-outs by the learned policy.** Before the solver takes over, a card tried is played out with
+  every seat's card drawn from the policy (:func:`learned_rollout`), not by the rule player's trick
+  policy (:attr:`Defused.playouts`).
 * **Strategy fusion cut at the player's own next decision (EPIMC-style).** Once the exact solver
   takes over (at most :attr:`Defused.defuse_at` cards left), a card is not worth the open-hand value
   of its world: in each world, after the card the others play on by the solver until the player is to
@@ -152,12 +156,12 @@ def learned_rollout(w: World, rng: random.Random, careless: int | None, weights:
     :func:`~bot.engine.ai.features.card_features`) — the ``careless`` pair uniformly random legal cards
     instead — and return its worth to pair A.
 
-    Drawn, not the likeliest card: from the same decks (flip, seed 54), the search with the policy's
-    likeliest card lost to ``hard`` by 0.25 penalty points a deal over 80 pairs, while drawing gained
-    (docs/bots.md) — though head to head the likeliest card beats the rule player's trick policy that
-    ``hard`` plays out with (+0.28 a deal on classic, +0.22 on flip, -0.08 on draw over 1,500 open
-    deals). A play-out that always makes the same plausible card judges the search's cards by one line
-    of play; drawn cards spread it over the lines a real table takes."""
+    Drawn, not the likeliest card: on the same decks (flip, seed 54) the search playing out with the
+    policy's likeliest card lost to ``hard`` by 0.25 penalty points a deal over 80 pairs, the drawn
+    play-out did not (docs/bots.md) — though as a player the likeliest card beats the rule player's
+    trick policy that ``hard`` plays out with on classic and flip (``python -m
+    experiments.learned.duel``). A play-out that always makes the same plausible card judges the
+    search's cards by one line of play; drawn cards spread it over the lines a table may take."""
     w = w.copy()
     s = w.s
     pair_of = s.pair_of
