@@ -17,11 +17,11 @@ import statistics
 
 from bot.engine import Deal, Rules
 from bot.engine.ai.features import card_features
+from bot.engine.ai.learned import gone_in
 from bot.engine.ai.model import packaged_policy
 from bot.engine.ai.sample import true_world
 from bot.engine.ai.trick import finish, lead
 from bot.engine.ai.world import World
-from bot.engine.cards import deck_mask
 from bot.engine.deal import Phase
 
 
@@ -38,12 +38,7 @@ def _play(w: World, policy_pair: int, weights: tuple[float, ...]) -> int:
     """``w`` played out (on a copy), pair ``policy_pair`` by the policy; the deal's worth to pair A."""
     w = w.copy()
     s = w.s
-    held = 0
-    for h in w.hands:
-        held |= h
-    for c in w.stock[w.drawn :]:
-        held |= c
-    gone = deck_mask(s.rules.deck_size) & ~held
+    gone = gone_in(w)
     while not w.over:
         m = w.mask
         if m & (m - 1) == 0:

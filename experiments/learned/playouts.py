@@ -22,10 +22,9 @@ from collections.abc import Sequence
 
 from bot.engine.actions import Action
 from bot.engine.ai.features import card_features
-from bot.engine.ai.learned import DEFUSED, LEARNED, LearnedPlayer
+from bot.engine.ai.learned import DEFUSED, LEARNED, LearnedPlayer, gone_in
 from bot.engine.ai.trick import finish, lead
 from bot.engine.ai.world import World, bits_of, worth
-from bot.engine.cards import deck_mask
 from bot.engine.view import SeatView
 
 
@@ -39,12 +38,7 @@ def _rollout(
     s = w.s
     pair_of = s.pair_of
     rnd = rng.random
-    held = 0
-    for h in w.hands:
-        held |= h
-    for c in w.stock[w.drawn :]:
-        held |= c
-    gone = deck_mask(s.rules.deck_size) & ~held
+    gone = gone_in(w)
     out: list[int] = []
     while not w.over:
         m = w.mask

@@ -150,6 +150,16 @@ class LearnedPlayer(SearchPlayer):
         return super().end_game(w0, solve_at, solver, seat, sign)
 
 
+def gone_in(w: World) -> int:
+    """The cards of ``w``'s deck no longer in a hand or the stock: played (this trick's too) or laid away."""
+    held = 0
+    for h in w.hands:
+        held |= h
+    for c in w.stock[w.drawn :]:
+        held |= c
+    return deck_mask(w.s.rules.deck_size) & ~held
+
+
 def learned_rollout(w: World, rng: random.Random, careless: int | None, weights: Sequence[float]) -> float:
     """Play ``w`` out (on a copy) with every seat drawing its card from the learned policy's
     probabilities for what it sees (its hand, the trick, the cards gone:
@@ -167,12 +177,7 @@ def learned_rollout(w: World, rng: random.Random, careless: int | None, weights:
     pair_of = s.pair_of
     rnd = rng.random
     exp = math.exp
-    held = 0
-    for h in w.hands:
-        held |= h
-    for c in w.stock[w.drawn :]:
-        held |= c
-    gone = deck_mask(s.rules.deck_size) & ~held
+    gone = gone_in(w)
     while not w.over:
         m = w.mask
         seat = w.seat
