@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -145,6 +146,23 @@ def match_result(data: Any) -> dict[str, Any]:
         draw = match.egg_draw
         out["egg_draw"] = draw.to_json() if draw is not None else None
     return out
+
+
+def deals_played(records: Iterable[Any], rules: Rules) -> int:
+    """How many deals a match's deal ``records`` played, as people count them.
+
+    A void deal (four queens in one hand, ``sochi``'s ♣Q in the talon, ``flip``'s deal passing) is
+    dealt again under the same number (RULES.md §1): it is in the record, but no deal played. A record
+    that does not replay to its end (one cut short) cannot be told void: it counts as played.
+    """
+    played = 0
+    for data in records:
+        try:
+            result = replay_deal(data, rules).result
+        except RecordError:
+            result = None
+        played += result is None or not result.void
+    return played
 
 
 def result_of(data: Any) -> dict[str, Any]:

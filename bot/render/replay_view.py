@@ -16,7 +16,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.engine import Deal
 from bot.engine.cards import Card, Suit
 from bot.engine.errors import RecordError
-from bot.engine.record import replay_deal
+from bot.engine.record import deals_played, replay_deal
 from bot.engine.rules import Rules
 from bot.render import sochi_view
 from bot.render.content import Content
@@ -162,7 +162,7 @@ def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: 
     result = deal.result
     assert result is not None
     lines = [
-        tr("replay.title", n=index + 1, of=len(records), step=step, last=steps.last),
+        _title(tr, deal, records, rules, step, steps.last),
         tr("table.title", n=deal.deal_no, dealer=card_player(tr, table, index, deal.dealer, None)),
         tr("table.trump", suit=suit_text(tr, deal.trump)),
         *_talon_lines(tr, table, index, deal),
@@ -192,6 +192,15 @@ def view_content(tr: Tr, codec: Codec, entry: dict[str, Any], index: int, step: 
     return Content(
         "\n".join(lines), _keyboard(tr, codec, chat_id, entry, index, step, steps.last, len(records))
     )
+
+
+def _title(tr: Tr, deal: Deal, records: list[dict[str, Any]], rules: Rules, step: int, last: int) -> str:
+    """The viewer's first line: the deal's number in the match, as its table showed it, of the deals
+    played; a void deal (dealt again under the same number, RULES.md §1) is no deal of its own."""
+    assert deal.result is not None
+    if deal.result.void:
+        return tr("replay.title_void", n=deal.deal_no)
+    return tr("replay.title", n=deal.deal_no, of=deals_played(records, rules), step=step, last=last)
 
 
 def _talon_lines(tr: Tr, table: Table, index: int, deal: Deal) -> list[str]:

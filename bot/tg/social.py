@@ -10,7 +10,7 @@ from typing import Any
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 
 from bot.engine.errors import RecordError
-from bot.engine.record import dumps, match_result
+from bot.engine.record import deals_played, dumps, match_result
 from bot.engine.rules import Rules
 from bot.render import sochi_view
 from bot.render.content import Content
@@ -146,6 +146,15 @@ def _result(tr: Tr, entry: dict[str, Any]) -> str:
     return tr(key, names=match_pair_players(tr, table, result["loser"]), a=a, b=b)
 
 
+def _deals(tr: Tr, entry: dict[str, Any]) -> str:
+    """The deals a match played, and its redeals where it had any: a void deal is in the record but
+    was dealt again under the same number (RULES.md §1)."""
+    records = entry["deals"]
+    played = deals_played(records, Rules.parse(entry["rules"]))
+    redealt = len(records) - played
+    return tr("history.deals_redealt", played=played, redealt=redealt) if redealt else str(played)
+
+
 def _players(tr: Tr, table: Table, rules: Rules) -> str:
     """Who played: the pairs (a blind named after its partner, as at the table), or the people where
     everyone keeps his own score and the sides change every deal (``sochi``, ``blind_rotates``)."""
@@ -179,7 +188,7 @@ async def history(update: Update, context: Context) -> None:
                 variant=summary(tr, rules),
                 players=_players(tr, table, rules),
                 result=_result(tr, entry),
-                deals=len(entry["deals"]),
+                deals=_deals(tr, entry),
             )
         )
         match_id = entry_id(entry)
@@ -260,7 +269,7 @@ def _send_record(svc: Services, tr: Tr, chat_id: int, thread_id: int | None, ent
     meta = meta_of(entry)
     name = f"kozel-{entry_id(entry)}.json"
     when = _when(meta.at) if meta is not None else "—"
-    caption = Content(tr("export.caption", when=escape(when), deals=len(record["deals"])))
+    caption = Content(tr("export.caption", when=escape(when), deals=_deals(tr, record)))
     data = (dumps(record) + "\n").encode()
     svc.outbox.post(chat_id, caption, thread_id=thread_id, document=(name, data))
 

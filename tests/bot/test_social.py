@@ -76,20 +76,32 @@ async def test_a_played_match_shows_in_top_stats_history_the_viewer_and_export(
     listing = await group.wait_text("Последние партии")
     assert "🐐 коз" in listing.content and "Аня" in listing.content
     await anya.tap(listing, "Просмотр 1")
-    viewer = await group.wait_bot_message(lambda m: "Просмотр" in m.content and "шаг 0" in m.content)
-    assert "раздача 1 из" in viewer.content and "Карты на руках" in viewer.content
-    # Deal by deal to the first deal that was played (a redeal has no tricks), then trick by trick.
+    # Each deal is titled by its number in the match of the deals played; a redeal (void: no tricks)
+    # keeps its number and says it was redealt (RULES.md §1).
     deals = table.match.deals  # type: ignore[union-attr]
-    first = next(i for i, d in enumerate(deals) if not replay(d).result.void)  # type: ignore[union-attr]
+    void = [replay(d).result.void for d in deals]  # type: ignore[union-attr]
+
+    def title(i: int) -> str:
+        n = deals[i].get("deal_no", 1)
+        return f"раздача {n} — пересдача" if void[i] else f"раздача {n} из {void.count(False)} · шаг"
+
+    viewer = await group.wait_bot_message(lambda m: "Просмотр" in m.content and title(0) in m.content)
+    assert "Карты на руках" in viewer.content
+
+    async def step(label: str, shown: str) -> None:
+        before = viewer.edits
+        await anya.tap(viewer, label)
+        await group.wait_until(viewer, lambda m: m.edits > before and shown in m.content)
+
+    # Deal by deal to the first deal that was played, then trick by trick.
+    first = void.index(False)
     for k in range(first):
-        await anya.tap(viewer, "Раздача ⏭")
-        await group.wait_until(viewer, lambda m, k=k: f"раздача {k + 2} из" in m.content)
-    await anya.tap(viewer, "▶")
-    await group.wait_until(viewer, lambda m: "шаг 1 из" in m.content and "1. " in m.content)
-    await anya.tap(viewer, "Раздача ⏭")
-    await group.wait_until(viewer, lambda m: f"раздача {first + 2} из" in m.content)
-    await anya.tap(viewer, "◀")  # back to the last step of the deal before: its result
-    await group.wait_until(viewer, lambda m: f"раздача {first + 1} из" in m.content and "Очки:" in m.content)
+        await step("Раздача ⏭", title(k + 1))
+    await step("▶", "шаг 1 из")
+    assert "1. " in viewer.content
+    await step("Раздача ⏭", title(first + 1))
+    await step("◀", title(first))  # back to the last step of the deal before: its result
+    assert "Очки:" in viewer.content
 
     # A forged button and one naming a match the history no longer has get a clear answer.
     inject(viewer, viewer.buttons[0][0]["callback_data"][:-3] + "xyz")
