@@ -2,8 +2,8 @@
 
 Callback data: ``k1.<chat>.<thread>.<table>.<deal>.<payload>.<sig>`` (numbers in base 36). The table
 id and the deal number let a tap on a keyboard of another table or an earlier deal be recognised as
-stale; the signature (a truncated HMAC) makes forged data fail to decode at all. A hand's button also
-carries the count of the deal's moves its keyboard was drawn at:
+stale; the signature (a truncated HMAC) makes forged data fail to decode at all. A hand's button, while
+the decision is its seat's, also carries the count of the deal's moves its keyboard was drawn at:
 ``k2.<chat>.<thread>.<table>.<deal>.<moves>.<payload>.<sig>``, so a tap on an older keyboard of the same
 deal is recognised too (:func:`bot.table.moves.drawn_for_now`). Every other button stays ``k1``, as
 do the hand buttons sent before the counter existed (read with ``moves`` None).

@@ -81,8 +81,8 @@ def seat_of_hand(table: Table | None, button: Button, user_id: int) -> int:
 
 def drawn_for_now(button: Button, deal: Deal | None) -> bool:
     """Whether ``button``'s keyboard was drawn for the decision open now: the count of moves it carries
-    is the deal's. A button without one (not a hand's, or sent before the count was carried) is taken
-    as it always was: the deal's number is all it is checked by."""
+    is the deal's. A button without one (a waiting seat's hand, not a hand's, or sent before the count
+    was carried) is taken as it always was: the deal's number is all it is checked by."""
     return button.moves is None or deal is None or button.moves == len(deal.moves)
 
 

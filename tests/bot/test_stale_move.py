@@ -172,3 +172,40 @@ async def test_a_hand_button_sent_before_the_count_is_taken_as_before(
     assert not tap.show_alert, tap.answer_text
     card = button.payload[2:]
     assert _played(await table_of(svc, group), deal_no, card) == [{"seat": 0, "play": card}]
+
+
+async def test_a_waiting_hand_carries_no_count_so_the_others_moves_leave_it_as_it_was(
+    app: object, driver: Driver, svc: Services
+) -> None:
+    """Only the keyboard of the seat to act carries the count: a waiting seat's hand would otherwise be
+    edited at every move of the others, spending the chat's Bot API budget on buttons alone."""
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Козлятник", [anya])
+    await start_game(driver, group, [anya])
+    rng = random.Random(10)
+    await play_until(driver, svc, [anya], lambda: _current_plays(svc, anya) is not None, rng=rng)
+    for _attempt in range(10):
+        hand, plays, _ = await _at_her_turn(driver, svc, anya)
+        tap = await anya.tap(hand, data=next(iter(plays.values())))
+        assert not tap.show_alert, tap.answer_text
+        shown = svc.presenter.tables()
+        moves = len(game.deal_of(shown[0]).moves)  # type: ignore[union-attr]
+
+        def after(moves: int = moves) -> list[Button] | str | None:
+            # Another seat has moved and Аня waits: the buttons of her newest hand message; "" when
+            # the deal comes back to her first (she took the trick) or is over.
+            shown = svc.presenter.tables()
+            deal = game.deal_of(shown[0]) if shown else None
+            if deal is None:
+                return ""
+            if len(deal.moves) <= moves:
+                return None
+            if deal.to_act == 0:
+                return ""
+            return [b for _, b, _ in buttons(svc, anya.dm.bot_messages[-1])]
+
+        drawn = await driver.wait_for(after, what="a move of another seat")
+        if drawn:
+            assert all(b.moves is None for b in drawn)  # type: ignore[union-attr]
+            return
+    raise AssertionError("never a move of another seat after Аня's")
