@@ -95,25 +95,30 @@ def decision_label(tr: Tr, action: Action) -> str:
 
 
 def keyboard(
-    tr: Tr, codec: Codec, table: Table, view: SeatView, moves: int = 0, *, hint: bool = False
+    tr: Tr, codec: Codec, table: Table, view: SeatView, moves: int, *, hint: bool = False
 ) -> InlineKeyboardMarkup:
     """Cards (legal ones marked) and, below them, the other decisions of this seat; with ``hint``
     (the chat allows hints), a 💡 button while the decision is the seat's.
 
-    ``moves`` is the number of moves of the deal so far (to recognise a choice in progress).
-    A move changes the keyboards of the seat that acted and the seat to act only: the others'
-    are taken from a cache keyed by everything a keyboard shows (the same object, so the outbox's
-    comparison with what a message shows is cheap too).
+    ``moves`` is the number of moves of the deal so far: it tells a choice in progress, and while the
+    decision is the seat's every button of the hand carries it, so a tap on that keyboard is never
+    taken for a later decision (:func:`bot.table.moves.drawn_for_now`). A waiting seat's keyboard
+    carries no count: the others' moves leave it as it was (no message edited for them), and a tap
+    on it is taken as always — refused while it is not the seat's turn, played once it is (the hand
+    shown is the hand held). A keyboard drawn again for the same state (the DM and the live page, a
+    render repeated) is taken from a cache keyed by everything it shows (the same object, so the
+    outbox's comparison with what a message shows is cheap too).
     """
     assert table.match is not None
     seq = table.match.deal_seq
     chosen = tuple(picked(table, view.seat, moves)) if view.phase in PICK_PHASES else ()
     hint_at = moves if hint and view.my_turn and view.legal else None
-    key = (codec, tr.lang, table.chat_id, table.thread_id, table.table_id, seq, view.phase,
+    drawn_at = moves if view.legal else None
+    key = (codec, tr.lang, table.chat_id, table.thread_id, table.table_id, seq, drawn_at, view.phase,
            view.seat, view.hand, view.legal, chosen, hint_at)  # fmt: skip
     markup = _KEYBOARDS.get(key)
     if markup is None:
-        markup = _build_keyboard(tr, codec, table, view, list(chosen))
+        markup = _build_keyboard(tr, codec, table, view, list(chosen), drawn_at)
         if hint_at is not None:
             data = codec.data(table.chat_id, table.thread_id, table.table_id, seq, Hint(hint_at))
             hint_row = [InlineKeyboardButton(tr("act.hint"), callback_data=data)]
@@ -127,14 +132,15 @@ def keyboard(
 
 
 def _build_keyboard(
-    tr: Tr, codec: Codec, table: Table, view: SeatView, chosen: list[Card]
+    tr: Tr, codec: Codec, table: Table, view: SeatView, chosen: list[Card], moves: int | None
 ) -> InlineKeyboardMarkup:
-    """:func:`keyboard` without its cache; ``chosen``: the cards ticked for a choice of several."""
+    """:func:`keyboard` without its cache; ``chosen``: the cards ticked for a choice of several;
+    ``moves``: the deal's moves so far, which every button carries (None: no count carried)."""
     assert table.match is not None
     seq = table.match.deal_seq
 
     def button(text: str, payload: Payload) -> InlineKeyboardButton:
-        data = codec.data(table.chat_id, table.thread_id, table.table_id, seq, payload)
+        data = codec.data(table.chat_id, table.thread_id, table.table_id, seq, payload, moves=moves)
         return InlineKeyboardButton(text, callback_data=data)
 
     if view.phase in PICK_PHASES and view.legal:

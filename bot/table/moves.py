@@ -6,13 +6,17 @@ Each goes through the table use case (:meth:`bot.table.usecase.Tables.run`: one 
 save) and publishes its snapshot; a refusal raises :class:`~bot.table.game.Refusal` (an alert) or
 :class:`~bot.table.game.Notice` (a toast: a harmless repeat). A tick holds off the turn's reminder
 and timeout: they count from the last tick.
+
+A hand's button is for the decision its keyboard was drawn at (:func:`drawn_for_now`): a tap on an
+older keyboard of the deal (a late double tap, an earlier message of the hand, a page not yet
+updated) is never taken on a later turn.
 """
 
 from __future__ import annotations
 
 import time
 
-from bot.engine import Action, Discard, ExchangeGive, IllegalMoveError, Phase, Play
+from bot.engine import Action, Deal, Discard, ExchangeGive, IllegalMoveError, Phase, Play
 from bot.engine.cards import QUEEN_OF_CLUBS, Card
 from bot.engine.errors import Reason
 from bot.engine.sochi import N_DISCARDS
@@ -75,6 +79,13 @@ def seat_of_hand(table: Table | None, button: Button, user_id: int) -> int:
     return seat
 
 
+def drawn_for_now(button: Button, deal: Deal | None) -> bool:
+    """Whether ``button``'s keyboard was drawn for the decision open now: the count of moves it carries
+    is the deal's. A button without one (a waiting seat's hand, not a hand's, or sent before the count
+    was carried) is taken as it always was: the deal's number is all it is checked by."""
+    return button.moves is None or deal is None or button.moves == len(deal.moves)
+
+
 PICK_PHASES = frozenset({Phase.EXCHANGE_GIVE, Phase.DISCARD})
 
 
@@ -112,6 +123,11 @@ async def play_move(
         if to_act is not None and decider(table, to_act) == seat != to_act:
             seat = to_act  # he brags for his blind: the decision is the blind seat's
         try:
+            if not drawn_for_now(button, deal):
+                # Drawn for an earlier decision: never taken now. Why it would be refused anyway (a
+                # double tap, not the seat's turn) is said as for any tap; else, that it is outdated.
+                error = deal.why_not(seat, action) if deal is not None else None
+                raise error if error is not None else Refusal("alert.stale_move")
             progress = c.play(seat, action)
         except IllegalMoveError as e:
             moves = c.deal.moves if c.deal is not None else []
@@ -159,6 +175,8 @@ async def pick_move(tables: Tables, button: Button, payload: Tick, user_id: int)
         gives = pick_choices(deal.legal_actions(seat))
         if deal.phase not in PICK_PHASES or not gives:
             raise Refusal("alert.wrong_phase")
+        if not drawn_for_now(button, deal):
+            raise Refusal("alert.stale_move")  # a tick of an earlier choice's keyboard
         discard = deal.phase is Phase.DISCARD
         need = len(gives[0].cards)
         moves = len(deal.moves)

@@ -23,7 +23,7 @@ from bot.render.i18n import Tr
 from bot.render.table_view import live_content, match_over_lines
 from bot.render.words import blind_seats, card_text, pair_names, seat_name, suit_text, tally_text
 from bot.storage import Table
-from bot.table.codec import Codec
+from bot.table.codec import Codec, payload_code
 from bot.table.game import decider, target_of
 from bot.table.payloads import Act, Back, BadData, Held, Payload, Tick, decode
 
@@ -131,9 +131,9 @@ def _buttons(codec: Codec, tr: Tr, table: Table, deal: Deal, shown: int, hint: b
 def _what(data: str) -> Payload | None:
     """What a button of the bot's own keyboard does (made here, so its signature is not checked again:
     a tap's is, when it comes back)."""
-    parts = data.split(".")
+    code = payload_code(data)
     try:
-        return decode(parts[5]) if len(parts) == 7 else None
+        return decode(code) if code is not None else None
     except BadData:
         return None
 

@@ -193,14 +193,21 @@ async def test_forged_and_stale_ticks_get_the_usual_alerts(
     before = await svc.storage.load_table(group.id, None)
     assert before is not None and before.match is not None
 
-    def forged(payload: str, deal_seq: int = seq, table_id: str = table.table_id) -> str:
-        return svc.codec.pack(Button(group.id, None, table_id, deal_seq, payload))
+    def forged(
+        payload: str, deal_seq: int = seq, table_id: str = table.table_id, moves: int | None = None
+    ) -> str:
+        return svc.codec.pack(Button(group.id, None, table_id, deal_seq, payload, moves))
 
     cases = [
         (forged("C" + trump.code), "Отдать можно только свои некозырные карты."),
         (forged("CZZ"), "Эта кнопка не работает."),
         (forged("C" + plain.code, seq - 1), "Это карты прошлой раздачи."),
         (forged("C" + plain.code, table_id="ffffff"), "Эта игра уже закончилась."),
+        # A tick from a keyboard drawn before the give was asked.
+        (
+            forged("C" + plain.code, moves=len(deal.moves) - 1),
+            "Эта клавиатура устарела: ход уже другой. Ничего не сыграно.",
+        ),
     ]
     for data, text in cases:
         inject(hand, data)

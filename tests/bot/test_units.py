@@ -33,6 +33,14 @@ def test_callback_data_round_trips_within_64_bytes() -> None:
         Codec(b"other").unpack(data)
     with pytest.raises(BadData):
         codec.unpack(data.replace("AgASKSQHJD", "AgASKSQHJC"))
+    # A hand's button also carries the count of moves its keyboard was drawn at (two base-36 digits
+    # cover any deal), and still fits; the count is signed like the rest.
+    drawn = Button(-1_009_999_999_999, 2_147_483_647, "abcdef", 99_999, "AgASKSQHJD", moves=36 * 36 - 1)
+    data = codec.pack(drawn)
+    assert len(data.encode()) <= MAX_CALLBACK
+    assert codec.unpack(data) == drawn and codec.unpack(codec.pack(button)).moves is None
+    with pytest.raises(BadData):
+        codec.unpack(data.replace(".zz.", ".zy."))
 
 
 def test_deep_links_round_trip_and_fit_telegram() -> None:

@@ -4,6 +4,7 @@ forged or stale requests — against the running bot (emulator, real Redis)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from typing import Any
@@ -62,6 +63,39 @@ async def test_a_person_plays_a_card_on_the_page_and_every_page_follows(
         assert refused["ok"] is False and refused["text"]
         await mine.close()
         await watcher.close()
+
+
+async def test_a_card_of_an_older_state_of_the_page_plays_nothing(
+    driver: Driver, app: AnyApplication, svc: Services, live: tuple[LiveTable, str]
+) -> None:
+    """The page's buttons carry the count of moves they were drawn at, as the DM's: one drawn for an
+    earlier decision (a page that had not caught up) is refused in the DM's words, and nothing is
+    played; the page's button for this decision plays."""
+    table_app, base = live
+    anya = driver.add_user("Аня")
+    group = driver.add_group("Стол", [anya])
+    await start_game(driver, group, [anya])
+    stored = await table_of(svc, group)
+    assert stored is not None
+    param = table_app.tokens.start_param(TableLink(group.id, None, stored.table_id))
+    async with aiohttp.ClientSession() as http:
+        page = Page(http, base)
+        await page.open(init_data(app.bot.token, anya.id, "Аня", param))
+        state = await page.next_state(lambda s: s["hand"] is not None and s["hand"]["your_turn"], 30)
+        card = next(c for c in state["hand"]["cards"] if c["legal"])
+        button = svc.codec.unpack(card["data"])
+        assert button.moves is not None
+        older = svc.codec.pack(dataclasses.replace(button, moves=button.moves - 1 if button.moves else 1))
+        before = await table_of(svc, group)
+        refused = await page.act(older)
+        assert refused == {"ok": False, "text": Tr("ru")("alert.stale_move")}
+        after = await table_of(svc, group)
+        assert before is not None and after is not None and after.match == before.match
+        assert (await page.act(card["data"])) == {"ok": True}
+        played = await table_of(svc, group)
+        assert played is not None and played.match is not None and played.match.current is not None
+        assert {"seat": 0, "play": card["code"]} in played.match.current["moves"]
+        await page.close()
 
 
 async def test_forged_expired_and_other_table_requests_are_refused(
