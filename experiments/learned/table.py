@@ -1,4 +1,5 @@
-"""``python -m experiments.learned.table [DIR]``: the ``learned`` level's arena runs as docs/bots.md's table.
+"""``python -m experiments.learned.table [DIR]``: the ``learned`` level's arena runs as docs/bots.md's table
+(and any other runs in DIR, without the targets, which are ``learned``'s).
 
 Reads every ``A_B_PRESET_seedS.json`` in DIR (default ``experiments/arena/results/learned``): the
 arena's ``--json`` summary, or its ``--progress`` file where a run was stopped at its time.
@@ -22,8 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in sorted(root.glob("*_seed*.json")):
         d = json.loads(path.read_text(encoding="utf-8"))
         lo, hi = d["ci95"]
-        target = TARGET.get(d["b"])
-        if d["b"] == "hard" and d["preset"] == "classic":
+        target = TARGET.get(d["b"]) if d["a"] == "learned" else None  # the issue's targets are learned's
+        if target is not None and d["b"] == "hard" and d["preset"] == "classic":
             met = "not worse: " + (
                 "better" if lo > 0 else "not shown worse (CI holds 0)" if hi > 0 else "worse"
             )
