@@ -28,11 +28,11 @@ from bot.engine.view import SeatView
 class _Weighted(S.SearchPlayer):
     def __init__(self, name: str, budget: S.Budget, weight: float) -> None:
         super().__init__(name, budget)
-        self.weight = weight
+        self.trick_weight = weight
 
     def decide(self, view: SeatView, rng: random.Random) -> Action:
         old = W.TRICK_WEIGHT
-        W.TRICK_WEIGHT = self.weight
+        W.TRICK_WEIGHT = self.trick_weight
         try:
             return super().decide(view, rng)
         finally:
