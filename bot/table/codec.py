@@ -38,9 +38,9 @@ _LINK = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    """What a button means: which table, which deal, and what it does (``payload``); a hand's button,
-    also after how many moves of the deal its keyboard was drawn (``moves``; None: not a hand's, or
-    sent before the count was carried)."""
+    """What a button means: which table, which deal, and what it does (``payload``); a hand's button
+    while the decision is its seat's, also after how many moves of the deal its keyboard was drawn
+    (``moves``; None: a waiting hand's, not a hand's, or sent before the count was carried)."""
 
     chat_id: int
     thread_id: int | None
