@@ -13,11 +13,14 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
+from bot.sandbox import SimGroup
 from bot.sandbox.driver import AnyApplication
+from bot.table.links import TableLink
 from bot.tg.services import Services
 from bot.webapp.initdata import sign_init_data
 from bot.webapp.live import LiveHub
 from bot.webapp.server import LiveTable
+from tests.bot.helpers import table_of
 
 
 class Page:
@@ -86,3 +89,10 @@ def init_data(token: str, user_id: int, name: str, start_param: str) -> str:
     user = json.dumps({"id": user_id, "first_name": name, "language_code": "ru"}, ensure_ascii=False)
     fields = {"auth_date": str(int(time.time())), "user": user, "start_param": start_param}
     return sign_init_data(token, fields)
+
+
+async def link_of(svc: Services, group: SimGroup) -> TableLink:
+    """The link to the table of ``group`` (its thread-less table, which must exist)."""
+    stored = await table_of(svc, group)
+    assert stored is not None
+    return TableLink(group.id, None, stored.table_id)

@@ -17,11 +17,10 @@ import pytest
 from bot.sandbox import Driver, SimUser
 from bot.sandbox.driver import AnyApplication
 from bot.table.core import Limits
-from bot.table.links import TableLink
 from bot.tg.services import Services, Settings
 from bot.webapp.server import LiveTable
-from tests.bot.helpers import NAMES, lobby, sit, table_of
-from tests.webapp.pages import Page, init_data
+from tests.bot.helpers import NAMES, lobby, sit
+from tests.webapp.pages import Page, init_data, link_of
 
 #: Bot API methods that spend the budget (getUpdates is the bot's own polling).
 SPENDING = {"sendMessage", "editMessageText", "editMessageReplyMarkup", "deleteMessage", "sendPhoto"}
@@ -104,9 +103,7 @@ async def test_a_deal_with_everyone_on_the_page_costs_at_most_15_bot_api_calls(
     message = await lobby(driver, group, users[0])
     for seat, user in enumerate(users):
         await sit(user, message, seat, group)
-    stored = await table_of(svc, group)
-    assert stored is not None
-    param = table_app.tokens.start_param(TableLink(group.id, None, stored.table_id))
+    param = table_app.tokens.start_param(await link_of(svc, group))
     async with aiohttp.ClientSession() as http:
         pages = {u.id: Page(http, base) for u in users}
         for user in users:

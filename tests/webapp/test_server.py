@@ -23,7 +23,7 @@ from bot.tg.services import Services, Settings
 from bot.webapp.server import LiveTable
 from bot.webhook import webhook_app
 from tests.bot.helpers import start_game, table_of
-from tests.webapp.pages import Page, init_data
+from tests.webapp.pages import Page, init_data, link_of
 
 
 async def test_a_person_plays_a_card_on_the_page_and_every_page_follows(
@@ -33,9 +33,7 @@ async def test_a_person_plays_a_card_on_the_page_and_every_page_follows(
     anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
     group = driver.add_group("Стол", [anya, boris])
     await start_game(driver, group, [anya])
-    stored = await table_of(svc, group)
-    assert stored is not None
-    param = table_app.tokens.start_param(TableLink(group.id, None, stored.table_id))
+    param = table_app.tokens.start_param(await link_of(svc, group))
     async with aiohttp.ClientSession() as http:
         mine, watcher = Page(http, base), Page(http, base)
         body = await mine.open(init_data(app.bot.token, anya.id, "Аня", param))
@@ -75,9 +73,7 @@ async def test_a_card_of_an_older_state_of_the_page_plays_nothing(
     anya = driver.add_user("Аня")
     group = driver.add_group("Стол", [anya])
     await start_game(driver, group, [anya])
-    stored = await table_of(svc, group)
-    assert stored is not None
-    param = table_app.tokens.start_param(TableLink(group.id, None, stored.table_id))
+    param = table_app.tokens.start_param(await link_of(svc, group))
     async with aiohttp.ClientSession() as http:
         page = Page(http, base)
         await page.open(init_data(app.bot.token, anya.id, "Аня", param))
@@ -105,9 +101,8 @@ async def test_forged_expired_and_other_table_requests_are_refused(
     anya = driver.add_user("Аня")
     group = driver.add_group("Стол", [anya])
     await start_game(driver, group, [anya])
-    stored = await table_of(svc, group)
-    assert stored is not None
-    param = table_app.tokens.start_param(TableLink(group.id, None, stored.table_id))
+    link = await link_of(svc, group)
+    param = table_app.tokens.start_param(link)
     async with aiohttp.ClientSession() as http:
         forged = init_data("1:" + "x" * 35, anya.id, "Аня", param)
         async with http.post(f"{base}/webapp/api/session", json={"init_data": forged}) as r:
@@ -118,7 +113,6 @@ async def test_forged_expired_and_other_table_requests_are_refused(
             assert r.status == 403
         async with http.get(f"{base}/webapp/api/state", params={"token": "nonsense.token"}) as r:
             assert r.status == 401
-        link = TableLink(group.id, None, stored.table_id)
         old = table_app.tokens.issue(anya.id, link, now=time.time() - 7200)
         async with http.get(f"{base}/webapp/api/state", params={"token": old}) as r:
             assert r.status == 401
@@ -141,9 +135,7 @@ async def test_a_hint_asked_on_the_page_is_said_on_the_page(
     group = driver.add_group("Стол", [anya])
     await svc.storage.save_chat_settings(group.id, ChatSettings(hints=True))
     await start_game(driver, group, [anya])
-    stored = await table_of(svc, group)
-    assert stored is not None
-    param = table_app.tokens.start_param(TableLink(group.id, None, stored.table_id))
+    param = table_app.tokens.start_param(await link_of(svc, group))
     async with aiohttp.ClientSession() as http:
         page = Page(http, base)
         await page.open(init_data(app.bot.token, anya.id, "Аня", param))
@@ -205,9 +197,7 @@ async def test_a_stream_reopened_by_the_browser_resumes_from_its_last_event_id(
     anya = driver.add_user("Аня")
     group = driver.add_group("Стол", [anya])
     await start_game(driver, group, [anya])
-    stored = await table_of(svc, group)
-    assert stored is not None
-    token = table_app.tokens.issue(anya.id, TableLink(group.id, None, stored.table_id), now=time.time())
+    token = table_app.tokens.issue(anya.id, await link_of(svc, group), now=time.time())
     async with aiohttp.ClientSession() as http:
         for _ in range(100):  # her turn: the table waits for her (the bot players have moved)
             async with http.get(f"{base}/webapp/api/state", params={"token": token}) as r:

@@ -16,11 +16,10 @@ from bot.sandbox.clock import FakeClock
 from bot.sandbox.driver import AnyApplication
 from bot.storage import ChatSettings
 from bot.table.core import Limits
-from bot.table.links import TableLink
 from bot.tg.services import Services, Settings
 from bot.webapp.server import LiveTable
 from tests.bot.helpers import start_game, table_of
-from tests.webapp.pages import Page, init_data
+from tests.webapp.pages import Page, init_data, link_of
 
 RU = Tr("ru")
 
@@ -58,9 +57,7 @@ async def test_the_page_counts_down_the_turn_and_an_away_person_comes_back_from_
     group = driver.add_group("Козлятник", [anya, boris])
     await svc.storage.save_chat_settings(group.id, ChatSettings(turn_time=20, timeout_action="away"))
     await start_game(driver, group, [anya])
-    stored = await table_of(svc, group)
-    assert stored is not None
-    param = table_app.tokens.start_param(TableLink(group.id, None, stored.table_id))
+    param = table_app.tokens.start_param(await link_of(svc, group))
     async with aiohttp.ClientSession() as http:
         mine, watcher = Page(http, base), Page(http, base)
         await mine.open(init_data(app.bot.token, anya.id, "Аня", param))
