@@ -79,11 +79,11 @@ def seat_of_hand(table: Table | None, button: Button, user_id: int) -> int:
     return seat
 
 
-def drawn_for_now(button: Button, deal: Deal | None) -> bool:
+def drawn_for_now(button: Button, deal: Deal) -> bool:
     """Whether ``button``'s keyboard was drawn for the decision open now: the count of moves it carries
     is the deal's. A button without one (a waiting seat's hand, not a hand's, or sent before the count
     was carried) is taken as it always was: the deal's number is all it is checked by."""
-    return button.moves is None or deal is None or button.moves == len(deal.moves)
+    return button.moves is None or button.moves == len(deal.moves)
 
 
 PICK_PHASES = frozenset({Phase.EXCHANGE_GIVE, Phase.DISCARD})
@@ -123,10 +123,10 @@ async def play_move(
         if to_act is not None and decider(table, to_act) == seat != to_act:
             seat = to_act  # he brags for his blind: the decision is the blind seat's
         try:
-            if not drawn_for_now(button, deal):
+            if deal is not None and not drawn_for_now(button, deal):
                 # Drawn for an earlier decision: never taken now. Why it would be refused anyway (a
                 # double tap, not the seat's turn) is said as for any tap; else, that it is outdated.
-                error = deal.why_not(seat, action) if deal is not None else None
+                error = deal.why_not(seat, action)
                 raise error if error is not None else Refusal("alert.stale_move")
             progress = c.play(seat, action)
         except IllegalMoveError as e:
