@@ -7,10 +7,12 @@ import contextlib
 import random
 from collections.abc import Callable
 
+from bot.engine import Rules
 from bot.render.hand_view import PICKABLE_MARK, PICKED_MARK, as_a_person_picks
 from bot.render.i18n import Tr
 from bot.sandbox import Driver, SimGroup, SimUser, StoredMessage
-from bot.storage import Table
+from bot.storage import Seat, Table
+from bot.table import game
 from bot.table.codec import Button
 from bot.table.payloads import BadData
 from bot.tg.services import Services
@@ -155,3 +157,17 @@ async def legal_hand(driver: Driver, svc: Services, user: SimUser) -> StoredMess
         return None
 
     return await driver.wait_for(probe, what=f"a decision in {user.name}'s DM", chat=user.dm)
+
+
+def started_table(preset: str, people: int, seed: int = 7) -> Table:
+    """A table of ``preset`` whose first ``people`` seats are people (the rest bots), its match
+    started on shuffles seeded by ``seed`` — no chat, no storage: for renderers and rules."""
+    rules = Rules.make(preset)
+    names = ("Аня", "Борис", "Вера", "Глеб")
+    seats: list[Seat | None] = [
+        Seat(kind="human", name=names[s], user_id=s + 1) if p is not None and s < people else None
+        for s, p in enumerate(rules.seating(1))
+    ]
+    table = Table(table_id="aw1", chat_id=-100, creator_id=1, rules=rules.to_json(), seats=seats)
+    game.start_match(table, random.Random(seed))
+    return table

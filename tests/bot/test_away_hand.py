@@ -7,27 +7,14 @@ import random
 
 import pytest
 
-from bot.engine import Rules
 from bot.render.hand_view import LEGAL_MARK, hand_content
 from bot.render.i18n import Tr
-from bot.storage import Seat, Table
 from bot.table import game
 from bot.table.codec import Codec
+from tests.bot.helpers import started_table
 
 AWAY = {"ru": "💤 Сейчас за вас играет бот", "en": "💤 The bot is playing for you"}
 TURN = {"ru": "Ваш ход", "en": "Your turn"}
-
-
-def _table(preset: str, people: int) -> Table:
-    rules = Rules.make(preset)
-    names = ("Аня", "Борис", "Вера", "Глеб")
-    seats: list[Seat | None] = [
-        Seat(kind="human", name=names[s], user_id=s + 1) if p is not None and s < people else None
-        for s, p in enumerate(rules.seating(1))
-    ]
-    table = Table(table_id="aw1", chat_id=-100, creator_id=1, rules=rules.to_json(), seats=seats)
-    game.start_match(table, random.Random(7))
-    return table
 
 
 def _taps(codec: Codec, markup: object) -> list[str]:
@@ -39,7 +26,7 @@ def _taps(codec: Codec, markup: object) -> list[str]:
 @pytest.mark.parametrize("lang", ["ru", "en"])
 def test_an_away_persons_hand_on_their_turn_says_the_bot_moves_and_offers_no_decision(lang: str) -> None:
     tr, codec = Tr(lang), Codec(b"k")
-    table = _table("classic", 4)
+    table = started_table("classic", 4)
     deal = game.deal_of(table)
     assert deal is not None and deal.to_act is not None
     seat = deal.to_act
@@ -60,7 +47,7 @@ def test_an_away_persons_hand_on_their_turn_says_the_bot_moves_and_offers_no_dec
 
 def test_an_away_partner_of_a_blind_is_told_the_bot_brags_for_it() -> None:
     tr, codec = Tr("ru"), Codec(b"k")
-    table = _table("dummy", 3)
+    table = started_table("dummy", 3)
     rng = random.Random(3)
     for _ in range(2000):  # a later deal's brag: the blind's decision, taken by its partner
         deal = game.deal_of(table)
