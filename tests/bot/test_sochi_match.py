@@ -88,7 +88,8 @@ async def test_sochi_three_people_play_a_match_to_the_goat(
     totals = ":".join(str(n) for n in m.scores)
     assert "Аня, Борис, Вера" in listing.content and f"({totals})" in listing.content
     await users[0].tap(listing, "Просмотр 1")
-    viewer = await group.wait_bot_message(lambda x: "Просмотр" in x.content and "шаг 0" in x.content)
+    # Its first deal: played, or void (the ♣Q in the talon) and shown as redealt.
+    viewer = await group.wait_bot_message(lambda x: "Просмотр" in x.content and "раздача 1 " in x.content)
     assert all(f"{u.name}: " in viewer.content for u in users)
     # /stats: the goat's own result, no partner of a whole match.
     goat = users[m.goats[0]]
