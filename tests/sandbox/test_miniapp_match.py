@@ -144,16 +144,19 @@ async def _settled(page: Any, version: int, timeout_ms: int = 4000) -> None:
 
 
 async def _tap_something(page: Any) -> bool:
-    """Whatever a person would tap now on the page: "I'm back", a card marked to play, a choice's
-    confirm, a card to tick, or another decision (never the hint). False if there is nothing."""
-    for selector in (
-        "#away button.back",
-        "#hand .card.legal",
-        "#decisions button:text-matches('^✅')",
-        "#hand .card.pick",
-        "#decisions button:not(:text-matches('^💡'))",
+    """Whatever a person would tap now on the page: "I'm back", a card marked to play (not the ♣Q
+    while another may go: leading it into the шмон ends the deal at once, and a match of such deals is
+    over before the checks are made), a choice's confirm, a card to tick, or another decision (never
+    the hint). False if there is nothing."""
+    legal = page.locator("#hand .card.legal")
+    for found in (
+        page.locator("#away button.back"),
+        legal.filter(has_not_text="Д♣"),
+        legal,
+        page.locator("#decisions button:text-matches('^✅')"),
+        page.locator("#hand .card.pick"),
+        page.locator("#decisions button:not(:text-matches('^💡'))"),
     ):
-        found = page.locator(selector)
         if await found.count():
             await found.first.click()
             return True
