@@ -198,9 +198,8 @@ def _title(tr: Tr, deal: Deal, records: list[dict[str, Any]], rules: Rules, step
     """The viewer's first line: the deal's number in the match, as its table showed it, of the deals
     played; a void deal (dealt again under the same number, RULES.md §1) is no deal of its own."""
     assert deal.result is not None
-    if deal.result.void:
-        key = "replay.title_void_steps" if last else "replay.title_void"  # steps: the brag, the talon
-        return tr(key, n=deal.deal_no, step=step, last=last)
+    if deal.result.void:  # no trick is taken in a void deal (its result has none): no step to name
+        return tr("replay.title_void", n=deal.deal_no)
     return tr("replay.title", n=deal.deal_no, of=deals_played(records, rules), step=step, last=last)
 
 
