@@ -251,7 +251,6 @@ async def test_a_person_who_leaves_before_a_deals_summary_is_out_gets_that_hand_
     rather than leave it frozen at "раздача №1 · ваше место 2" into the next game."""
     anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
     group = driver.add_group("Козлятник", [anya, boris])
-    svc.rng = random.Random(1)  # seeded shuffles: a first deal voided by four queens has no summary
     await start_game(driver, group, [anya, boris])
     await first_deal_over_unshown(driver, svc, group, [anya, boris], monkeypatch)
     (hand,) = [m for m in boris.dm.bot_messages if "раздача №1" in m.content]
@@ -273,7 +272,6 @@ async def test_stop_before_a_deals_summary_is_out_closes_that_deals_messages(
     table message too."""
     anya, boris = driver.add_user("Аня"), driver.add_user("Борис")
     group = driver.add_group("Козлятник", [anya, boris])
-    svc.rng = random.Random(1)  # seeded shuffles: a first deal voided by four queens has no summary
     lobby_message = await start_game(driver, group, [anya, boris])
     await first_deal_over_unshown(driver, svc, group, [anya, boris], monkeypatch)
     hands = [m for user in (anya, boris) for m in user.dm.bot_messages if "раздача №1" in m.content]
