@@ -23,25 +23,21 @@ them (not classic's brag, not draw's tricks while the stock lasts, not the open 
 from __future__ import annotations
 
 import dataclasses
-import math
 import random
 import sys
-from collections import defaultdict
 
 from bot.engine.actions import Play
 from bot.engine.ai.easy import EasyPlayer
-from bot.engine.ai.learned import learned
-from bot.engine.ai.sample import true_world
-from bot.engine.ai.search import HARD, SearchPlayer
+from bot.engine.ai.search import HARD
 from bot.engine.ai.weigh import history
 from bot.engine.ai.world import World
 from bot.engine.cards import cards_of
-from bot.engine.deal import Deal, Phase
+from bot.engine.deal import Phase
 from bot.engine.errors import KozelError
 from bot.engine.play import PlayState
 from bot.engine.rules import PRESETS, Rules
 from bot.engine.view import SeatView, view_for
-from experiments.learned.inference import places
+from experiments.learned.inference import Tally, base_weighers, deck, sample
 from experiments.learned.selfplay import _seed
 
 ALPHA = 0.5
@@ -135,21 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     rules = Rules.make(preset)
     preset_no = PRESETS.index(preset)
     solve_at = HARD.solve_from(preset)
-    weighers = {
-        "uniform": SearchPlayer("uniform", dataclasses.replace(HARD, weigh=None)),
-        "hard": SearchPlayer("hard", HARD),
-        "learned": learned(),
-    }
+    weighers = base_weighers()
     names = [*weighers, "easy itself", "easy itself, ^0.5"]
-    acc: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-    decisions: dict[str, int] = defaultdict(int)
+    tally = Tally()
     errors = 0
     for d in range(decks):
         players = [EasyPlayer() for _ in range(rules.seats)]
-        rngs = [random.Random(_seed(seed, preset_no, d, 2, s)) for s in range(rules.seats)]
-        deal = Deal.shuffled(
-            rules, random.Random(_seed(seed, preset_no, d, 7)), d % rules.seats, deal_no=1 + d % 9
-        )
+        deal, rngs = deck(rules, seed, preset_no, d)
         seen: dict[int, Seen] = {}
         reader: ExactReader | None = None
         while not deal.over:
@@ -157,34 +145,19 @@ def main(argv: list[str] | None = None) -> int:
             assert seat is not None
             view = view_for(deal, seat)
             if view.phase is Phase.PLAY and len(view.legal) > 1:
-                truth = true_world(deal)
-                part = "mid" if truth.cards_left() > solve_at else "end"
-                mine = truth.hands[seat]
-                true_at = {b: p for b, p in places(truth).items() if not b & mine}
                 r = random.Random(_seed(seed, preset_no, d, 3, len(deal.moves)))
-                _, world_fn, _ = weighers["hard"].worlds(view, r)
-                worlds = [world_fn() for _ in range(n_worlds)]
-                at = [places(w) for w in worlds]
-                decisions[part] += 1
-                all_ws: dict[str, list[float]] = {}
+                sampled = sample(deal, view, solve_at, n_worlds, r)
+                tally.decisions[sampled.part] += 1
                 for name, player in weighers.items():
                     _, _, weigh = player.worlds(view, random.Random(0))
-                    all_ws[name] = [1.0 if weigh is None else weigh(w) for w in worlds]
-                s = truth.s
+                    tally.add(sampled, name, [1.0 if weigh is None else weigh(w) for w in sampled.worlds])
+                s = sampled.worlds[0].s
                 if reader is None:  # one per deal: a play's probability depends on the play and hand
                     reader = ExactReader(seen, k, s.open_seat if s.open_seat >= 0 else None, s.blinds)
                 tricks = history(view, s)
-                all_ws["easy itself"] = [reader.weight(seat, w, tricks) for w in worlds]
-                all_ws["easy itself, ^0.5"] = [x**0.5 for x in all_ws["easy itself"]]
-                for name in names:
-                    ws = all_ws[name]
-                    total = sum(ws)
-                    a = acc[(part, name)]
-                    for b, place in true_at.items():
-                        p = sum(x for x, pl in zip(ws, at, strict=True) if pl.get(b) == place) / total
-                        a[0] -= math.log(max(p, 1e-3))
-                        a[1] += p
-                        a[2] += 1
+                exact = [reader.weight(seat, w, tricks) for w in sampled.worlds]
+                tally.add(sampled, "easy itself", exact)
+                tally.add(sampled, "easy itself, ^0.5", [x**0.5 for x in exact])
             action = players[seat].decide(view, rngs[seat])
             if view.phase is Phase.PLAY and isinstance(action, Play):
                 st = deal.play_state
@@ -198,13 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         f" a play, seed {seed}; solver from {solve_at} cards; plays counted as telling nothing"
         f" (the world contradicts what that seat alone saw): {errors}"
     )
-    print("| part | decisions | weighing | log-loss of the true places | mean p of the true place |")
-    print("|---|---|---|---|---|")
-    for part in ("mid", "end"):
-        for name in names:
-            s_log, s_p, n = acc[(part, name)]
-            if n:
-                print(f"| {part} | {decisions[part]} | {name} | {s_log / n:.4f} | {s_p / n:.4f} |")
+    tally.print(names)
     return 0
 
 

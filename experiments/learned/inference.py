@@ -34,7 +34,7 @@ from bot.engine.ai.search import HARD, SearchPlayer
 from bot.engine.ai.world import World
 from bot.engine.deal import Deal, Phase
 from bot.engine.rules import PRESETS, Rules
-from bot.engine.view import view_for
+from bot.engine.view import SeatView, view_for
 from experiments.learned.selfplay import MEDIUM_FIXED, _seed
 
 STOCK = 4
@@ -57,6 +57,77 @@ def places(w: World) -> dict[int, int]:
     return out
 
 
+def base_weighers() -> dict[str, SearchPlayer]:
+    """The weighings every reading compares: every world alike, ``hard``'s factors, the learned policy."""
+    return {
+        "uniform": SearchPlayer("uniform", dataclasses.replace(HARD, weigh=None)),
+        "hard": SearchPlayer("hard", HARD),
+        "learned": learned(),
+    }
+
+
+def deck(rules: Rules, seed: int, preset_no: int, d: int) -> tuple[Deal, list[random.Random]]:
+    """Deck ``d``'s deal and its seats' random streams (the same for every reading)."""
+    rngs = [random.Random(_seed(seed, preset_no, d, 2, s)) for s in range(rules.seats)]
+    deal = Deal.shuffled(
+        rules, random.Random(_seed(seed, preset_no, d, 7)), d % rules.seats, deal_no=1 + d % 9
+    )
+    return deal, rngs
+
+
+@dataclasses.dataclass
+class Sampled:
+    """One decision's sampled worlds, where each holds every card, and where the cards truly are."""
+
+    part: str
+    true_at: dict[int, int]
+    worlds: list[World]
+    at: list[dict[int, int]]
+
+
+def sample(deal: Deal, view: SeatView, solve_at: int, n_worlds: int, rng: random.Random) -> Sampled:
+    """``n_worlds`` worlds from ``view`` (the levels' own sampler) and the true places of the cards
+    hidden from its seat; ``part``: ``mid`` before the solver takes over, ``end`` after."""
+    truth = true_world(deal)
+    mine = truth.hands[view.seat]
+    _, world_fn, _ = SearchPlayer("hard", HARD).worlds(view, rng)
+    worlds = [world_fn() for _ in range(n_worlds)]
+    return Sampled(
+        "mid" if truth.cards_left() > solve_at else "end",
+        {b: p for b, p in places(truth).items() if not b & mine},
+        worlds,
+        [places(w) for w in worlds],
+    )
+
+
+class Tally:
+    """Per part of the deal and weighing: the log-loss and mean probability of the true places."""
+
+    def __init__(self) -> None:
+        # per (part, weighing): [sum of -log p, sum of p, count]
+        self.acc: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+        self.decisions: dict[str, int] = defaultdict(int)
+
+    def add(self, sampled: Sampled, name: str, ws: list[float]) -> None:
+        """Score weighing ``name``'s weights ``ws`` of ``sampled``'s worlds."""
+        total = sum(ws)
+        a = self.acc[(sampled.part, name)]
+        for b, place in sampled.true_at.items():
+            p = sum(x for x, pl in zip(ws, sampled.at, strict=True) if pl.get(b) == place) / total
+            a[0] -= math.log(max(p, 1e-3))
+            a[1] += p
+            a[2] += 1
+
+    def print(self, names: list[str]) -> None:
+        print("| part | decisions | weighing | log-loss of the true places | mean p of the true place |")
+        print("|---|---|---|---|---|")
+        for part in ("mid", "end"):
+            for name in names:
+                s_log, s_p, n = self.acc[(part, name)]
+                if n:
+                    print(f"| {part} | {self.decisions[part]} | {name} | {s_log / n:.4f} | {s_p / n:.4f} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     preset = args[0]
@@ -66,55 +137,29 @@ def main(argv: list[str] | None = None) -> int:
     rules = Rules.make(preset)
     preset_no = PRESETS.index(preset)
     solve_at = HARD.solve_from(preset)
-    weighers = {
-        "uniform": SearchPlayer("uniform", dataclasses.replace(HARD, weigh=None)),
-        "hard": SearchPlayer("hard", HARD),
-        "learned": learned(),
+    weighers: dict[str, SearchPlayer] = {
+        **base_weighers(),
         "learned, temper 1": LearnedPlayer("learned-t1", LEARNED, dataclasses.replace(DEFUSED, temper=1.0)),
         "learned, temper 2": LearnedPlayer("learned-t2", LEARNED, dataclasses.replace(DEFUSED, temper=2.0)),
     }
-    # per (part, weighing): [sum of -log p, sum of p, count]
-    acc: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-    decisions: dict[str, int] = defaultdict(int)
+    tally = Tally()
     for k in range(decks):
         players = [SearchPlayer("medium", MEDIUM_FIXED) for _ in range(rules.seats)]
-        rngs = [random.Random(_seed(seed, preset_no, k, 2, s)) for s in range(rules.seats)]
-        deal = Deal.shuffled(
-            rules, random.Random(_seed(seed, preset_no, k, 7)), k % rules.seats, deal_no=1 + k % 9
-        )
+        deal, rngs = deck(rules, seed, preset_no, k)
         while not deal.over:
             seat = deal.to_act
             assert seat is not None
             view = view_for(deal, seat)
             if view.phase is Phase.PLAY and len(view.legal) > 1:
-                truth = true_world(deal)
-                part = "mid" if truth.cards_left() > solve_at else "end"
-                mine = truth.hands[seat]
-                true_at = {b: p for b, p in places(truth).items() if not b & mine}
                 r = random.Random(_seed(seed, preset_no, k, 3, len(deal.moves)))
-                _, world_fn, _ = weighers["hard"].worlds(view, r)
-                worlds = [world_fn() for _ in range(n_worlds)]
-                at = [places(w) for w in worlds]
-                decisions[part] += 1
+                sampled = sample(deal, view, solve_at, n_worlds, r)
+                tally.decisions[sampled.part] += 1
                 for name, player in weighers.items():
                     _, _, weigh = player.worlds(view, random.Random(0))
-                    ws = [1.0 if weigh is None else weigh(w) for w in worlds]
-                    total = sum(ws)
-                    a = acc[(part, name)]
-                    for b, place in true_at.items():
-                        p = sum(x for x, pl in zip(ws, at, strict=True) if pl.get(b) == place) / total
-                        a[0] -= math.log(max(p, 1e-3))
-                        a[1] += p
-                        a[2] += 1
+                    tally.add(sampled, name, [1.0 if weigh is None else weigh(w) for w in sampled.worlds])
             deal.apply(seat, players[seat].decide(view, rngs[seat]))
     print(f"{preset}: {decks} decks, {n_worlds} worlds a decision, seed {seed}; solver from {solve_at} cards")
-    print("| part | decisions | weighing | log-loss of the true places | mean p of the true place |")
-    print("|---|---|---|---|---|")
-    for part in ("mid", "end"):
-        for name in weighers:
-            s_log, s_p, n = acc[(part, name)]
-            if n:
-                print(f"| {part} | {decisions[part]} | {name} | {s_log / n:.4f} | {s_p / n:.4f} |")
+    tally.print(list(weighers))
     return 0
 
 
